@@ -1,0 +1,1 @@
+"""Kubeflow Trainer v2 as Pulumi components, rendered client side."""
