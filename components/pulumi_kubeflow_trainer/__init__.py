@@ -1,1 +1,34 @@
-"""Kubeflow Trainer v2 as Pulumi components, rendered client side."""
+"""Kubeflow Trainer v2 as Pulumi components, rendered client side.
+
+Heavy imports (pydantic models, Pulumi) load on first use, so the initializers can run in slim images.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "render": "framework.render",
+    "Renderer": "framework.render",
+    "TrainerWarning": "framework.render",
+    "load": "loading",
+    "TrainJob": "api.trainjob",
+    "TrainingRuntime": "api.runtime",
+    "ClusterTrainingRuntime": "api.runtime",
+    "TrainerError": "framework.errors",
+    "TrainJobInvalidError": "framework.errors",
+    "RuntimeNotFoundError": "framework.errors",
+    "FieldError": "framework.errors",
+    "seeded_key_generator": "ssh",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    globals()[name] = value
+    return value

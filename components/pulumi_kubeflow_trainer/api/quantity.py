@@ -1,0 +1,125 @@
+"""Kubernetes resource quantities: parsing, arithmetic and the canonical string form.
+
+The controller round-trips every quantity through `resource.Quantity`, so `cpu: 0.5` reaches the
+JobSet as `500m` and `memory: 1.5Gi` as `1536Mi`. This module reproduces that canonical form
+(`Quantity.CanonicalizeBytes` in k8s.io/apimachinery) so our manifests match byte for byte.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+BINARY_SI = "BinarySI"
+DECIMAL_SI = "DecimalSI"
+DECIMAL_EXPONENT = "DecimalExponent"
+
+_BINARY_SUFFIXES = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
+_DECIMAL_SUFFIXES = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_DECIMAL_SUFFIX_BY_EXPONENT = {exp: suffix for suffix, exp in _DECIMAL_SUFFIXES.items()}
+_BINARY_SUFFIX_BY_POWER = {power: suffix for suffix, power in _BINARY_SUFFIXES.items()}
+_QUANTITY = re.compile(
+    r"^(?P<sign>[+-]?)(?P<number>\d+\.?\d*|\.\d+)"
+    r"(?:(?P<exponent>[eE][+-]?\d+)|(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]?))$"
+)
+_NANO = 10**9
+
+
+class QuantityError(ValueError):
+    """A string that is not a Kubernetes quantity."""
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """An exact quantity in nano units (the API rounds finer values up to nanos) and its format."""
+
+    nanos: int
+    format: str = DECIMAL_SI
+
+    @classmethod
+    def parse(cls, text: Any) -> Quantity:
+        if isinstance(text, bool) or not isinstance(text, (str, int, float)):
+            raise QuantityError(f"quantity must be a string or a number, not {text!r}")
+        match = _QUANTITY.match(str(text).strip())
+        if match is None:
+            raise QuantityError(
+                f"{text!r} is not a quantity: use a number with an optional suffix such as 500m, 2, 4Gi or 1e3"
+            )
+        value = Fraction(match["number"])
+        if match["exponent"]:
+            value *= Fraction(10) ** int(match["exponent"][1:])
+            fmt = DECIMAL_EXPONENT
+        elif match["suffix"] in _BINARY_SUFFIXES:
+            value *= 1024 ** _BINARY_SUFFIXES[match["suffix"]]
+            fmt = BINARY_SI
+        else:
+            value *= Fraction(10) ** _DECIMAL_SUFFIXES[match["suffix"]]
+            fmt = DECIMAL_SI
+        nanos = -((-value * _NANO).__floor__())  # round up, as the API server does
+        return cls(-nanos if match["sign"] == "-" else nanos, fmt)
+
+    def is_zero(self) -> bool:
+        return self.nanos == 0
+
+    def __add__(self, other: Quantity) -> Quantity:
+        fmt = self.format if not self.is_zero() else other.format
+        return Quantity(self.nanos + other.nanos, fmt)
+
+    def times(self, factor: int) -> Quantity:
+        return Quantity(self.nanos * factor, self.format)
+
+    def ceil(self) -> int:
+        """The integer value rounded up (`Quantity.Value()`)."""
+        return -((-self.nanos) // _NANO)
+
+    def __str__(self) -> str:
+        if self.nanos == 0:
+            return "0"
+        sign = "-" if self.nanos < 0 else ""
+        magnitude = abs(self.nanos)
+        if self.format == BINARY_SI and magnitude >= 1024 * _NANO and magnitude % _NANO == 0:
+            return sign + _binary_string(magnitude // _NANO)
+        return sign + _decimal_string(magnitude, self.format)
+
+
+def _binary_string(value: int) -> str:
+    power = 0
+    while value % 1024 == 0 and power < 6:
+        value //= 1024
+        power += 1
+    return f"{value}{_BINARY_SUFFIX_BY_POWER.get(power, '')}"
+
+
+def _decimal_string(nanos: int, fmt: str) -> str:
+    mantissa, exponent = nanos, -9
+    while mantissa % 10 == 0:
+        mantissa //= 10
+        exponent += 1
+    shift = exponent % 3
+    mantissa *= 10**shift
+    exponent -= shift
+    if fmt == DECIMAL_SI and exponent in _DECIMAL_SUFFIX_BY_EXPONENT:
+        return f"{mantissa}{_DECIMAL_SUFFIX_BY_EXPONENT[exponent]}"
+    return f"{mantissa}e{exponent}" if exponent else str(mantissa)
+
+
+def canonical(text: Any) -> str:
+    """The string the API server would store for this quantity."""
+    return str(Quantity.parse(text))
+
+
+def canonical_resource_list(resources: dict[str, Any]) -> dict[str, str]:
+    return {name: canonical(value) for name, value in resources.items()}
+
+
+def add_resource_lists(total: dict[str, Quantity], addend: dict[str, Quantity]) -> None:
+    for name, quantity in addend.items():
+        total[name] = total[name] + quantity if name in total else quantity
+
+
+def max_resource_lists(result: dict[str, Quantity], other: dict[str, Quantity]) -> None:
+    for name, quantity in other.items():
+        if name not in result or quantity.nanos > result[name].nanos:
+            result[name] = quantity

@@ -1,0 +1,192 @@
+"""TrainingRuntime and ClusterTrainingRuntime: the blueprints platform engineers keep."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from . import constants as c
+from .base import KubeModel
+from .core import ObjectMeta
+from .jobset import JobSetTemplateSpec
+from .rules import require_unique, rule_error, show
+
+MPI_IMPLEMENTATIONS_UPSTREAM = ("OpenMPI", "")
+MPI_IMPLEMENTATIONS_KEP = ("OpenMPI", "Intel", "MPICH", "")
+
+
+class EnvInjectionTarget(KubeModel):
+    job_name: str = Field(min_length=1, max_length=253)
+    container_names: list[str] = Field(min_length=1, max_length=8)
+
+    @field_validator("container_names")
+    @classmethod
+    def _not_the_node_container(cls, names: list[str]) -> list[str]:
+        require_unique(names, lambda name: name, "container name")
+        if c.NODE in names:
+            raise rule_error(
+                f"Invalid value: {show(names)}: containerNames must not include the main node container "
+                "because PET_* envs are always injected into it; remove 'node'"
+            )
+        return names
+
+
+class EnvInjection(KubeModel):
+    targets: list[EnvInjectionTarget] | None = Field(default=None, max_length=16)
+
+    @field_validator("targets")
+    @classmethod
+    def _unique_jobs(cls, targets: list[EnvInjectionTarget] | None) -> list[EnvInjectionTarget] | None:
+        require_unique(targets, lambda target: target.job_name, "jobName")
+        return targets
+
+
+class TorchMLPolicySource(KubeModel):
+    env_injection: EnvInjection | None = None
+
+
+class MPIMLPolicySource(KubeModel):
+    num_proc_per_node: int = 1
+    mpi_implementation: str = "OpenMPI"
+    ssh_auth_mount_path: str = Field(default="/root/.ssh", max_length=4096)
+    run_launcher_as_node: bool = False
+
+    @field_validator("num_proc_per_node")
+    @classmethod
+    def _at_least_one(cls, value: int) -> int:
+        if value < 1:
+            raise rule_error(f"Invalid value: {value}: NumProcPerNode in mpiPolicy must be >= 1")
+        return value
+
+    @field_validator("mpi_implementation")
+    @classmethod
+    def _known_implementation(cls, value: str) -> str:
+        if value not in MPI_IMPLEMENTATIONS_KEP:
+            raise rule_error(f'Unsupported value: {show(value)}: supported values: "OpenMPI", "Intel", "MPICH"')
+        return value
+
+
+class JAXMLPolicySource(KubeModel):
+    pass
+
+
+class XGBoostMLPolicySource(KubeModel):
+    pass
+
+
+class FluxMLPolicySource(KubeModel):
+    num_proc_per_node: int = 1
+
+    @field_validator("num_proc_per_node")
+    @classmethod
+    def _at_least_one(cls, value: int) -> int:
+        if value < 1:
+            raise rule_error(f"Invalid value: {value}: NumProcPerNode in fluxPolicy must be >= 1")
+        return value
+
+
+class MLPolicy(KubeModel):
+    num_nodes: int | None = None
+    torch: TorchMLPolicySource | None = None
+    mpi: MPIMLPolicySource | None = None
+    jax: JAXMLPolicySource | None = None
+    xgboost: XGBoostMLPolicySource | None = None
+    flux: FluxMLPolicySource | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> MLPolicy:
+        sources = [name for name in ("torch", "mpi", "jax", "xgboost", "flux") if getattr(self, name) is not None]
+        if len(sources) > 1:
+            raise rule_error(f"Only one of the policy can be configured: found {', '.join(sources)}; keep one")
+        return self
+
+
+class CoschedulingPodGroupPolicySource(KubeModel):
+    schedule_timeout_seconds: int = 60
+
+
+class NetworkTopology(KubeModel):
+    mode: Literal["hard", "soft"] = "hard"
+    highest_tier_allowed: int = 1
+
+
+class VolcanoPodGroupPolicySource(KubeModel):
+    network_topology: NetworkTopology | None = None
+
+
+class PodGroupPolicy(KubeModel):
+    coscheduling: CoschedulingPodGroupPolicySource | None = None
+    volcano: VolcanoPodGroupPolicySource | None = None
+
+
+class TrainingRuntimeSpec(KubeModel):
+    ml_policy: MLPolicy | None = None
+    pod_group_policy: PodGroupPolicy | None = None
+    template: JobSetTemplateSpec = Field(default_factory=JobSetTemplateSpec)
+
+    @model_validator(mode="after")
+    def _unique_replicated_jobs(self) -> TrainingRuntimeSpec:
+        jobs = self.template.spec.replicated_jobs if self.template.spec else None
+        require_unique(jobs, lambda job: job.name, "name")
+        for job in jobs or []:
+            require_unique(job.depends_on, lambda dependency: dependency.name, "name")
+        return self
+
+
+class _RuntimeBase(KubeModel):
+    api_version: str
+    metadata: ObjectMeta
+    spec: TrainingRuntimeSpec
+
+    @field_validator("api_version")
+    @classmethod
+    def _known_version(cls, value: str) -> str:
+        if value not in c.API_VERSIONS:
+            raise rule_error(f"Unsupported value: {show(value)}: use {' or '.join(c.API_VERSIONS)}")
+        return value
+
+    @field_validator("metadata")
+    @classmethod
+    def _named(cls, metadata: ObjectMeta) -> ObjectMeta:
+        if not metadata.name:
+            raise rule_error("Required value: name is required", path="name")
+        return metadata
+
+    @model_validator(mode="after")
+    def _upstream_mpi_is_openmpi(self) -> _RuntimeBase:
+        mpi = self.spec.ml_policy.mpi if self.spec.ml_policy else None
+        if self.api_version == c.API_VERSION_UPSTREAM and mpi and mpi.mpi_implementation not in MPI_IMPLEMENTATIONS_UPSTREAM:
+            raise rule_error(
+                f'Unsupported value: {show(mpi.mpi_implementation)}: supported values: "OpenMPI", "" '
+                f"(Intel and MPICH need apiVersion {c.API_VERSION_KEP})",
+                path="spec.mlPolicy.mpi.mpiImplementation",
+            )
+        return self
+
+    @property
+    def name(self) -> str:
+        return self.metadata.name or ""
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return self.metadata.labels or {}
+
+    @property
+    def is_deprecated(self) -> bool:
+        return self.labels.get(c.LABEL_SUPPORT) == c.SUPPORT_DEPRECATED
+
+
+class TrainingRuntime(_RuntimeBase):
+    """A namespaced runtime, visible to TrainJobs of its own namespace."""
+
+    kind: Literal["TrainingRuntime"] = "TrainingRuntime"
+
+
+class ClusterTrainingRuntime(_RuntimeBase):
+    """A cluster-scoped runtime, visible to TrainJobs of every namespace."""
+
+    kind: Literal["ClusterTrainingRuntime"] = "ClusterTrainingRuntime"
+
+
+Runtime = TrainingRuntime | ClusterTrainingRuntime

@@ -1,0 +1,169 @@
+"""TrainJob: what a data scientist submits."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from . import constants as c
+from .base import KubeModel
+from .core import Condition, EnvVar, LocalObjectReference, ObjectMeta, ResourceRequirements
+from .rules import require_unique, rule_error, show
+from .patches import RuntimePatch
+
+_RFC1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://.+$")
+MANAGED_BY_VALUES = (c.MANAGED_BY_TRAINER, c.MANAGED_BY_MULTIKUEUE)
+
+
+def _unique_env(env: list[EnvVar] | None) -> list[EnvVar] | None:
+    require_unique(env, lambda var: var.name, "name")
+    return env
+
+
+class RuntimeRef(KubeModel):
+    name: str = Field(min_length=1, max_length=253)
+    api_group: str = Field(default=c.GROUP, max_length=253)
+    kind: str = Field(default=c.CLUSTER_TRAINING_RUNTIME_KIND, max_length=253)
+
+
+class _InitializerSource(KubeModel):
+    storage_uri: str | None = Field(default=None, max_length=2048)
+    env: list[EnvVar] | None = Field(default=None, max_length=128)
+    secret_ref: LocalObjectReference | None = None
+
+    @field_validator("storage_uri")
+    @classmethod
+    def _uri(cls, value: str | None) -> str | None:
+        if value and not _URI.match(value):
+            raise rule_error(
+                f"Invalid value: {show(value)}: storageUri may be empty, or it must be a valid URI (scheme://...), "
+                "e.g. s3://bucket/path or hf://org/repo"
+            )
+        return value
+
+    _env = field_validator("env")(classmethod(lambda cls, env: _unique_env(env)))
+
+
+class DatasetInitializer(_InitializerSource):
+    pass
+
+
+class ModelInitializer(_InitializerSource):
+    pass
+
+
+class Initializer(KubeModel):
+    dataset: DatasetInitializer | None = None
+    model: ModelInitializer | None = None
+
+
+class Trainer(KubeModel):
+    image: str | None = Field(default=None, max_length=500)
+    command: list[str] | None = Field(default=None, max_length=128)
+    args: list[str] | None = Field(default=None, max_length=128)
+    env: list[EnvVar] | None = Field(default=None, max_length=128)
+    num_nodes: int | None = Field(default=None, ge=0)
+    resources_per_node: ResourceRequirements | None = None
+    num_proc_per_node: int | None = None
+
+    @field_validator("num_proc_per_node")
+    @classmethod
+    def _at_least_one(cls, value: int | None) -> int | None:
+        if value is not None and value < 1:
+            raise rule_error(f"Invalid value: {value}: numProcPerNode must be greater than or equal to 1")
+        return value
+
+    @field_validator("command", "args")
+    @classmethod
+    def _item_size(cls, items: list[str] | None) -> list[str] | None:
+        for index, item in enumerate(items or []):
+            if len(item) > 1048576:
+                raise rule_error(f"Too long: may not be more than 1048576 bytes, has {len(item)}", path=f"[{index}]")
+        return items
+
+    _env = field_validator("env")(classmethod(lambda cls, env: _unique_env(env)))
+
+
+class JobStatus(KubeModel):
+    name: str
+    ready: int = Field(ge=0)
+    succeeded: int = Field(ge=0)
+    failed: int = Field(ge=0)
+    active: int = Field(ge=0)
+    suspended: int = Field(ge=0)
+
+
+class TrainJobStatus(KubeModel):
+    conditions: list[Condition] | None = Field(default=None, max_length=8)
+    jobs_status: list[JobStatus] | None = Field(default=None, max_length=100)
+    trainer_status: dict[str, Any] | None = None
+
+
+class TrainJobSpec(KubeModel):
+    runtime_ref: RuntimeRef
+    initializer: Initializer | None = None
+    trainer: Trainer | None = None
+    runtime_patches: list[RuntimePatch] | None = Field(default=None, max_length=16)
+    suspend: bool = False
+    active_deadline_seconds: int | None = Field(default=None, ge=1)
+    managed_by: str = Field(default=c.MANAGED_BY_TRAINER, max_length=253)
+
+    @field_validator("managed_by")
+    @classmethod
+    def _known_manager(cls, value: str) -> str:
+        if value not in MANAGED_BY_VALUES:
+            raise rule_error(
+                f"Invalid value: {show(value)}: ManagedBy must be trainer.kubeflow.org/trainjob-controller or "
+                "kueue.x-k8s.io/multikueue if set"
+            )
+        return value
+
+    @field_validator("runtime_patches")
+    @classmethod
+    def _unique_managers(cls, patches: list[RuntimePatch] | None) -> list[RuntimePatch] | None:
+        require_unique(patches, lambda patch: patch.manager, "manager")
+        return patches
+
+
+class TrainJob(KubeModel):
+    api_version: str = c.API_VERSION_UPSTREAM
+    kind: Literal["TrainJob"] = "TrainJob"
+    metadata: ObjectMeta
+    spec: TrainJobSpec
+    status: TrainJobStatus | None = None
+
+    @field_validator("api_version")
+    @classmethod
+    def _known_version(cls, value: str) -> str:
+        if value not in c.API_VERSIONS:
+            raise rule_error(f"Unsupported value: {show(value)}: use {' or '.join(c.API_VERSIONS)}")
+        return value
+
+    @field_validator("metadata")
+    @classmethod
+    def _rfc1035_name(cls, metadata: ObjectMeta) -> ObjectMeta:
+        name = metadata.name
+        if not name:
+            raise rule_error("Required value: name is required", path="name")
+        if not _RFC1035_LABEL.match(name):
+            raise rule_error(
+                f"Invalid value: {show(name)}: metadata.name must match RFC 1035 DNS label format "
+                "(lower-case letters, digits and '-', starting with a letter)",
+                path="name",
+            )
+        if len(name) > 63:
+            raise rule_error(
+                f"Invalid value: {show(name)}: metadata.name must be no more than 63 characters", path="name"
+            )
+        return metadata
+
+    @property
+    def name(self) -> str:
+        return self.metadata.name or ""
+
+    @property
+    def namespace(self) -> str:
+        return self.metadata.namespace or "default"

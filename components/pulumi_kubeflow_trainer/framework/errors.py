@@ -1,0 +1,111 @@
+"""The error hierarchy. Every failure of this library is a TrainerError; none is a bare traceback."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..api.rules import show
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """One rejected field, printed as Kubernetes does: `spec.trainer.numNodes: Invalid value: -1: ...`.
+
+    `source` says which object it is about (file, document, kind/name) when several were given.
+    """
+
+    path: str
+    message: str
+    source: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+    def describe(self) -> str:
+        return f"{self.source}: {self}" if self.source else str(self)
+
+    def within(self, source: str) -> FieldError:
+        return FieldError(self.path, self.message, self.source or source)
+
+
+class TrainerError(Exception):
+    """Base of every error this library raises on bad input."""
+
+
+class TrainJobInvalidError(TrainerError):
+    """The input breaks API rules; carries every FieldError found, not just the first."""
+
+    def __init__(self, errors: Sequence[FieldError], *, source: str = "", warnings: Sequence[str] = ()) -> None:
+        self.errors = [error.within(source) for error in errors] if source else list(errors)
+        self.warnings = list(warnings)
+        super().__init__("\n".join(error.describe() for error in self.errors))
+
+
+class RuntimeNotFoundError(TrainJobInvalidError):
+    """A TrainJob's runtimeRef names no runtime that is in scope."""
+
+
+class ManifestError(TrainerError):
+    """A document that is not a TrainJob or runtime this library can read (YAML syntax, unknown kind)."""
+
+
+class BlueprintError(TrainerError):
+    """A bundled or user runtime file that does not load; the message starts with the file."""
+
+
+class PluginError(TrainerError):
+    """A plugin could not do its work for this input; the message names the plugin."""
+
+    def __init__(self, plugin: str, message: str) -> None:
+        self.plugin = plugin
+        super().__init__(f"{plugin}: {message}")
+
+
+class PluginRegistrationError(TrainerError):
+    """A plugin registry that would be ambiguous or empty (duplicate names, no extension point)."""
+
+
+def _join(prefix: str, loc: Iterable[Any]) -> str:
+    path = prefix
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif str(part).startswith("["):
+            path += str(part)
+        elif part in ("function-after", "function-before", "function-wrap", "tagged-union", "union"):
+            continue
+        else:
+            path = f"{path}.{part}" if path else str(part)
+    return path
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+def _message(error: dict[str, Any]) -> str:
+    kind = error["type"]
+    context = error.get("ctx") or {}
+    if kind == "rule":
+        return context["message"]
+    if kind == "missing":
+        return "Required value: add this field"
+    if kind == "extra_forbidden":
+        return f"Unsupported field: {show(error.get('input'))}: not a field of this object; check the spelling or remove it"
+    return f"Invalid value: {show(error.get('input'))}: {_lower_first(error['msg'])}"
+
+
+def field_errors(error: ValidationError, prefix: str = "") -> list[FieldError]:
+    """Pydantic's errors as FieldErrors with camelCase paths, the way the user wrote them."""
+    found = []
+    for detail in error.errors(include_url=False):
+        loc = list(detail["loc"])
+        extra = (detail.get("ctx") or {}).get("path")
+        if extra:
+            loc.append(extra)
+        found.append(FieldError(_join(prefix, loc), _message(detail)))
+    return found

@@ -1,0 +1,162 @@
+"""RuntimeInfo: the working state plugins share while a TrainJob is rendered (upstream `runtime.Info`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+from ..api import constants as c
+from ..api.quantity import Quantity, add_resource_lists, max_resource_lists
+from ..api.runtime import MLPolicy, PodGroupPolicy, Runtime
+from ..api.trainjob import TrainJob
+from .kube import Manifest, find_named, pod_spec_of
+
+if TYPE_CHECKING:
+    from .template import CompiledRuntime
+
+
+@dataclass
+class PodSet:
+    """One replicated job of the JobSet being built. `job` is that job's dict, which plugins edit in place."""
+
+    job: Manifest
+    ancestor: str | None
+    count: int
+    endpoints: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.job["name"]
+
+    @property
+    def replicas(self) -> int:
+        return self.job.get("replicas", 1)
+
+    @property
+    def pod_spec(self) -> Manifest:
+        return pod_spec_of(self.job)
+
+    @property
+    def containers(self) -> list[Manifest]:
+        return self.pod_spec.get("containers") or []
+
+    @property
+    def init_containers(self) -> list[Manifest]:
+        return self.pod_spec.get("initContainers") or []
+
+    def find_container(self, name: str) -> Manifest | None:
+        return find_named(self.containers, name)
+
+    def find_init_container(self, name: str) -> Manifest | None:
+        return find_named(self.init_containers, name)
+
+    def single_pod_requests(self) -> dict[str, Quantity]:
+        """Kubernetes `PodRequests`: containers summed, init containers as a peak, plus overhead."""
+        spec = self.pod_spec
+        total: dict[str, Quantity] = {}
+        for container in spec.get("containers") or []:
+            add_resource_lists(total, _requests(container))
+        sidecars: dict[str, Quantity] = {}
+        init_peak: dict[str, Quantity] = {}
+        for container in spec.get("initContainers") or []:
+            requests = _requests(container)
+            if container.get("restartPolicy") == "Always":
+                add_resource_lists(total, requests)
+                add_resource_lists(sidecars, requests)
+                requests = dict(sidecars)
+            else:
+                requests = dict(requests)
+                add_resource_lists(requests, sidecars)
+            max_resource_lists(init_peak, requests)
+        max_resource_lists(total, init_peak)
+        pod_level = ((spec.get("resources") or {}).get("requests")) or {}
+        total.update({name: Quantity.parse(value) for name, value in pod_level.items()})
+        add_resource_lists(total, {name: Quantity.parse(v) for name, v in (spec.get("overhead") or {}).items()})
+        return total
+
+
+def _requests(container: Manifest) -> dict[str, Quantity]:
+    requests = (container.get("resources") or {}).get("requests") or {}
+    return {name: Quantity.parse(value) for name, value in requests.items()}
+
+
+@dataclass
+class RuntimeInfo:
+    """What the plugins read and change: the patched JobSet spec, its pod sets and the policies."""
+
+    trainjob: TrainJob
+    compiled: CompiledRuntime
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    jobset_spec: Manifest
+    pod_sets: list[PodSet]
+    trainer_command: list[str] | None = None
+    trainer_args: list[str] | None = None
+    slots_per_node: int | None = None  # MPI slots per host, resolved by the MPI plugin for the hostfile
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def runtime(self) -> Runtime:
+        return self.compiled.runtime
+
+    @property
+    def ml_policy(self) -> MLPolicy | None:
+        return self.runtime.spec.ml_policy
+
+    @property
+    def pod_group_policy(self) -> PodGroupPolicy | None:
+        return self.runtime.spec.pod_group_policy
+
+    @property
+    def name(self) -> str:
+        return self.trainjob.name
+
+    @property
+    def subdomain(self) -> str:
+        return ((self.jobset_spec.get("network") or {}).get("subdomain")) or self.trainjob.name
+
+    @property
+    def rank0_host(self) -> str:
+        """Node 0 of the trainer job; always under the TrainJob name, whatever the subdomain."""
+        return f"{self.trainjob.name}-{c.NODE}-0-0.{self.trainjob.name}"
+
+    def find_pod_set(self, *, name: str | None = None, ancestor: str | None = None) -> PodSet | None:
+        for pod_set in self.pod_sets:
+            if (name is None or pod_set.name == name) and (ancestor is None or pod_set.ancestor == ancestor):
+                return pod_set
+        return None
+
+    @property
+    def trainer_pod_set(self) -> PodSet | None:
+        return self.find_pod_set(ancestor=c.ANCESTOR_TRAINER)
+
+    def resources_per_node(self) -> Manifest:
+        """The resources of one trainer node (`ExtractResourcePerNodeFromRuntime`)."""
+        trainer = self.trainjob.spec.trainer
+        if trainer is not None and trainer.resources_per_node is not None:
+            return trainer.resources_per_node.to_manifest()
+        for pod_set in self.pod_sets:
+            if pod_set.name == c.NODE or pod_set.ancestor == c.ANCESTOR_TRAINER:
+                node = pod_set.find_container(c.NODE)
+                if node is not None and node.get("resources") is not None:
+                    return node["resources"]
+        return {}
+
+    def gpus_per_node(self) -> int:
+        """The first resource whose name contains "gpu": requests, else limits (`GetNumGPUPerNode`)."""
+        resources = self.resources_per_node()
+        for source in ("requests", "limits"):
+            for name, value in sorted((resources.get(source) or {}).items()):
+                if "gpu" in name.lower():
+                    count = Quantity.parse(value).ceil()
+                    if count:
+                        return count
+                    break
+        return 0
+
+    def cpus_per_node(self) -> int:
+        resources = self.resources_per_node()
+        for source in ("requests", "limits"):
+            value = (resources.get(source) or {}).get("cpu")
+            if value is not None and not Quantity.parse(value).is_zero():
+                return Quantity.parse(value).ceil()
+        return 0

@@ -1,0 +1,96 @@
+"""Upserts into container and pod specs, with the keys the controller's apply helpers use."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..api.core import EnvVar
+
+Manifest = dict[str, Any]
+
+
+def _upsert(items: list[Manifest], additions: Iterable[Manifest], matches: Any) -> None:
+    for addition in additions:
+        for index, existing in enumerate(items):
+            if matches(existing, addition):
+                items[index] = addition
+                break
+        else:
+            items.append(addition)
+
+
+def upsert_env(container: Manifest, env: Iterable[Manifest]) -> None:
+    """Replace same-named vars in place, append new ones (`apply.UpsertEnvVars`)."""
+    _upsert(container.setdefault("env", []), env, lambda a, b: a.get("name") == b["name"])
+
+
+def upsert_ports(container: Manifest, ports: Iterable[Manifest]) -> None:
+    """Ports match by containerPort or by name (`apply.UpsertPort`)."""
+
+    def same(a: Manifest, b: Manifest) -> bool:
+        return a.get("containerPort") == b.get("containerPort") or (b.get("name") is not None and a.get("name") == b.get("name"))
+
+    _upsert(container.setdefault("ports", []), ports, same)
+
+
+def upsert_volumes(pod_spec: Manifest, volumes: Iterable[Manifest]) -> None:
+    _upsert(pod_spec.setdefault("volumes", []), volumes, lambda a, b: a.get("name") == b["name"])
+
+
+def upsert_volume_mounts(container: Manifest, mounts: Iterable[Manifest]) -> None:
+    """Mounts match by mountPath, not name (`apply.UpsertVolumeMounts`)."""
+    _upsert(container.setdefault("volumeMounts", []), mounts, lambda a, b: a.get("mountPath") == b["mountPath"])
+
+
+_KEPT_SOURCES = ("resourceFieldRef", "configMapKeyRef", "secretKeyRef")
+
+
+def env_manifest(var: EnvVar) -> Manifest:
+    """A TrainJob env var as the controller copies it: fieldRef keeps only fieldPath, unknown sources drop."""
+    converted: Manifest = {"name": var.name}
+    if var.value is not None:
+        converted["value"] = var.value
+    if var.value_from is not None:
+        source = var.value_from.to_manifest()
+        kept: Manifest = {}
+        if "fieldRef" in source:
+            kept["fieldRef"] = {"fieldPath": source["fieldRef"].get("fieldPath", "")}
+        kept.update({name: source[name] for name in _KEPT_SOURCES if name in source})
+        if kept:
+            converted["valueFrom"] = kept
+    return converted
+
+
+def env_manifests(env: Iterable[EnvVar] | None) -> list[Manifest]:
+    return [env_manifest(var) for var in env or ()]
+
+
+def field_ref_env(name: str, field_path: str) -> Manifest:
+    return {"name": name, "valueFrom": {"fieldRef": {"fieldPath": field_path}}}
+
+
+def pod_spec_of(replicated_job: Manifest) -> Manifest:
+    """The pod spec of a replicated job, created on the way if the template lacks levels."""
+    job_spec = replicated_job.setdefault("template", {}).setdefault("spec", {})
+    return job_spec.setdefault("template", {}).setdefault("spec", {})
+
+
+def pod_template_of(replicated_job: Manifest) -> Manifest:
+    return replicated_job.setdefault("template", {}).setdefault("spec", {}).setdefault("template", {})
+
+
+def dig(mapping: Manifest | None, *keys: str) -> Any:
+    """`mapping[k1][k2]...`, or None where a level is missing."""
+    for key in keys:
+        if not isinstance(mapping, dict):
+            return None
+        mapping = mapping.get(key)
+    return mapping
+
+
+def find_named(items: Iterable[Manifest] | None, name: str) -> Manifest | None:
+    for item in items or ():
+        if item.get("name") == name:
+            return item
+    return None

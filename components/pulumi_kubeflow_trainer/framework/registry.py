@@ -1,0 +1,50 @@
+"""The ordered plugin registry. Order is fixed, so renders are deterministic (upstream's is a Go map)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib.metadata import entry_points
+from typing import Any
+
+from .errors import PluginRegistrationError
+from .interfaces import EXTENSION_POINTS
+
+ENTRY_POINT_GROUP = "pulumi_kubeflow_trainer.plugins"
+PluginFactory = Callable[[], Any]
+
+
+class PluginRegistry:
+    def __init__(self) -> None:
+        self._factories: dict[str, PluginFactory] = {}
+
+    def register(self, factory: PluginFactory) -> None:
+        """Add a plugin class (or factory with a `name`); rejects duplicates and plugins with no extension point."""
+        name = getattr(factory, "name", None)
+        if not isinstance(name, str) or not name:
+            raise PluginRegistrationError(f"plugin {factory!r} has no `name`: set a class attribute name = '...'")
+        if name in self._factories:
+            raise PluginRegistrationError(f"plugin {name!r} is registered twice: rename one of them")
+        if not any(isinstance(factory(), point) for point in EXTENSION_POINTS):
+            points = ", ".join(point.__name__ for point in EXTENSION_POINTS)
+            raise PluginRegistrationError(f"plugin {name!r} implements no extension point; implement one of {points}")
+        self._factories[name] = factory
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._factories)
+
+    def instantiate(self) -> list[Any]:
+        return [factory() for factory in self._factories.values()]
+
+
+def default_registry(*, include_entry_points: bool = True) -> PluginRegistry:
+    """The built-in plugins in upstream's order of effect, then plugins other packages declare."""
+    from ..plugins import BUILTIN_PLUGINS
+
+    registry = PluginRegistry()
+    for plugin in BUILTIN_PLUGINS:
+        registry.register(plugin)
+    if include_entry_points:
+        for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            registry.register(entry.load())
+    return registry

@@ -1,0 +1,129 @@
+"""`render()`: TrainJobs and runtimes in, the children the controller would create out. Pure."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..api import constants as c
+from ..api.rules import show
+from ..api.runtime import ClusterTrainingRuntime, Runtime, TrainingRuntime
+from ..api.trainjob import TrainJob
+from .context import ObjectIndex, RenderContext
+from .errors import FieldError, RuntimeNotFoundError, TrainJobInvalidError
+from .framework import Framework
+from .interfaces import Verdict
+from .kube import Manifest
+from .registry import PluginRegistry
+from .runtime_rules import deprecation_warning, validate_runtime
+from .template import CompiledRuntime, build_runtime_info
+
+
+class TrainerWarning(UserWarning):
+    """A warning the upstream webhooks would return (deprecated runtime, ...)."""
+
+
+@dataclass
+class Renderer:
+    """Renders TrainJobs against a fixed set of runtimes, each compiled and validated once."""
+
+    runtimes: Iterable[Runtime]
+    context: RenderContext = field(default_factory=RenderContext)
+    registry: PluginRegistry | None = None
+
+    def __post_init__(self) -> None:
+        self.framework = Framework(self.registry)
+        self._compiled: dict[tuple[str, str, str], CompiledRuntime] = {}
+        self.warnings: list[str] = []
+        errors: list[FieldError] = []
+        for runtime in self.runtimes:
+            verdict = validate_runtime(runtime)
+            source = f"{runtime.kind}/{runtime.name}"
+            errors.extend(error.within(source) for error in verdict.errors)
+            self.warnings.extend(verdict.warnings)
+            self._compiled[_runtime_key(runtime)] = CompiledRuntime.of(runtime)
+        if errors:
+            raise TrainJobInvalidError(errors, warnings=self.warnings)
+
+    def resolve(self, trainjob: TrainJob) -> CompiledRuntime:
+        ref = trainjob.spec.runtime_ref
+        if ref.api_group != c.GROUP or ref.kind not in (c.TRAINING_RUNTIME_KIND, c.CLUSTER_TRAINING_RUNTIME_KIND):
+            raise RuntimeNotFoundError(
+                [FieldError("spec.runtimeRef", f"Unsupported value: {show(ref.to_manifest())}: unsupported runtime: "
+                            f"{ref.kind}.{ref.api_group}; use kind TrainingRuntime or ClusterTrainingRuntime of {c.GROUP}")]
+            )
+        namespace = trainjob.namespace if ref.kind == c.TRAINING_RUNTIME_KIND else ""
+        compiled = self._compiled.get((ref.kind, namespace, ref.name))
+        if compiled is None:
+            raise RuntimeNotFoundError([self._not_found(trainjob)])
+        return compiled
+
+    def _not_found(self, trainjob: TrainJob) -> FieldError:
+        ref = trainjob.spec.runtime_ref
+        namespaced = ref.kind == c.TRAINING_RUNTIME_KIND
+        scope = f"{trainjob.namespace}/{ref.name}" if namespaced else ref.name
+        known = sorted(key[2] for key in self._compiled if key[0] == ref.kind and (not namespaced or key[1] == trainjob.namespace))
+        what = "trainingRuntime" if namespaced else "clusterTrainingRuntime"
+        return FieldError(
+            "spec.runtimeRef",
+            f"Invalid value: {show(ref.to_manifest())}: {ref.kind} {scope!r} not found: specified {what} must be "
+            f"created before the TrainJob is created; known: {', '.join(known) or 'none'}",
+        )
+
+    def validate(self, trainjob: TrainJob) -> Verdict:
+        """What the TrainJob validating webhook answers on create."""
+        try:
+            compiled = self.resolve(trainjob)
+        except RuntimeNotFoundError as missing:
+            return Verdict(errors=missing.errors)
+        info = build_runtime_info(trainjob, compiled)
+        verdict = self.framework.validate(info, trainjob, self.context)
+        if isinstance(compiled.runtime, ClusterTrainingRuntime) and compiled.runtime.is_deprecated:
+            verdict.warnings.append(deprecation_warning(compiled.runtime, referenced=True))
+        return verdict
+
+    def render(self, trainjob: TrainJob) -> list[Manifest]:
+        """The children of one TrainJob, dependencies first; raises TrainJobInvalidError on bad input."""
+        source = f"TrainJob/{trainjob.name}"
+        verdict = self.validate(trainjob)
+        self.warnings.extend(verdict.warnings)
+        if verdict.errors:
+            raise TrainJobInvalidError(verdict.errors, source=source, warnings=verdict.warnings)
+        if trainjob.spec.managed_by == c.MANAGED_BY_MULTIKUEUE and not self.context.multikueue_jobset:
+            self.warnings.append(
+                f"{source}: spec.managedBy is {c.MANAGED_BY_MULTIKUEUE}: the Trainer controller creates nothing for it "
+                "(MultiKueue dispatches the TrainJob to a worker cluster)"
+            )
+            return []
+        info = build_runtime_info(trainjob, self.resolve(trainjob))
+        try:
+            return self.framework.build(info, trainjob, self.context)
+        except TrainJobInvalidError as invalid:
+            raise TrainJobInvalidError(invalid.errors, source=source) from None
+
+
+def _runtime_key(runtime: Runtime) -> tuple[str, str, str]:
+    namespace = (runtime.metadata.namespace or "default") if isinstance(runtime, TrainingRuntime) else ""
+    return (runtime.kind, namespace, runtime.name)
+
+
+def render(objects: Any, *, registry: PluginRegistry | None = None, **options: Any) -> list[Manifest]:
+    """The children of every TrainJob in `objects` (models, manifest dicts, YAML text or paths, or a list
+    of them), TrainJob by TrainJob in input order. Other objects (runtimes, PriorityClasses, JobSets) are
+    what the rules look up; nothing outside `objects` exists. Options are RenderContext fields
+    (`key_generator`, `runtime_snapshot`, `multikueue_jobset`)."""
+    from ..loading import load
+
+    models = load(objects)
+    runtimes = [model for model in models if isinstance(model, (TrainingRuntime, ClusterTrainingRuntime))]
+    cluster = ObjectIndex.of(model.to_manifest() for model in models if not isinstance(model, TrainJob))
+    renderer = Renderer(runtimes, context=RenderContext(cluster=cluster, **options), registry=registry)
+    manifests: list[Manifest] = []
+    for model in models:
+        if isinstance(model, TrainJob):
+            manifests.extend(renderer.render(model))
+    for message in renderer.warnings:
+        warnings.warn(message, TrainerWarning, stacklevel=2)
+    return manifests

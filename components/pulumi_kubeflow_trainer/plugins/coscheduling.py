@@ -1,0 +1,35 @@
+"""CoScheduling: a scheduler-plugins PodGroup so all pods of the TrainJob start together or not at all."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ..api.trainjob import TrainJob
+from ..framework.context import RenderContext
+from ..framework.info import RuntimeInfo
+from ..framework.kube import Manifest
+from .gang import mark_pod_templates, min_member, min_resources
+from .objects import child_metadata
+
+NAME = "CoScheduling"
+API_VERSION = "scheduling.x-k8s.io/v1alpha1"
+POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
+
+
+class CoSchedulingPlugin:
+    name: ClassVar[str] = NAME
+
+    def enforce_pod_group_policy(self, info: RuntimeInfo, trainjob: TrainJob) -> None:
+        if info.pod_group_policy is None or info.pod_group_policy.coscheduling is None:
+            return
+        mark_pod_templates(info, "labels", POD_GROUP_LABEL, trainjob.name)
+
+    def build(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> list[Manifest]:
+        if info.pod_group_policy is None or info.pod_group_policy.coscheduling is None:
+            return []
+        spec: Manifest = {"minMember": min_member(info)}
+        resources = min_resources(info)
+        if resources:
+            spec["minResources"] = resources
+        spec["scheduleTimeoutSeconds"] = info.pod_group_policy.coscheduling.schedule_timeout_seconds
+        return [{"apiVersion": API_VERSION, "kind": "PodGroup", "metadata": child_metadata(trainjob, trainjob.name), "spec": spec}]

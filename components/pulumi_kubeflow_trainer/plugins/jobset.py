@@ -1,0 +1,131 @@
+"""JobSet: endpoints and pod counts of every replicated job, then the JobSet itself."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ..api import constants as c
+from ..api.trainjob import TrainJob, _InitializerSource
+from ..framework.context import RenderContext
+from ..framework.errors import FieldError, TrainJobInvalidError
+from ..framework.info import RuntimeInfo
+from ..framework.interfaces import Verdict
+from ..framework.kube import Manifest, env_manifests, pod_spec_of, upsert_env
+from . import jobset_validation
+from .objects import child_metadata
+
+NAME = "JobSet"
+
+
+class JobSetPlugin:
+    name: ClassVar[str] = NAME
+
+    def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
+        return jobset_validation.validate(info, trainjob)
+
+    def pre_build_sync(self, info: RuntimeInfo, trainjob: TrainJob) -> None:
+        subdomain = info.subdomain
+        for pod_set in info.pod_sets:
+            pod_set.endpoints = [
+                f"{trainjob.name}-{pod_set.name}-{replica}-{pod}.{subdomain}"
+                for replica in range(pod_set.replicas)
+                for pod in range(pod_set.count)
+            ]
+            job_spec = pod_set.job.setdefault("template", {}).setdefault("spec", {})
+            job_spec["parallelism"] = pod_set.count
+            job_spec["completions"] = pod_set.count
+
+    def build(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> list[Manifest]:
+        spec = info.jobset_spec
+        _configure_initializers(info, trainjob)
+        _configure_trainer(info, trainjob)
+        if "suspend" in trainjob.spec.model_fields_set:
+            spec["suspend"] = trainjob.spec.suspend
+        if context.multikueue_jobset and trainjob.spec.managed_by == c.MANAGED_BY_MULTIKUEUE:
+            spec["managedBy"] = c.MANAGED_BY_MULTIKUEUE
+        _require_deployable(info)
+        metadata = child_metadata(trainjob, trainjob.name)
+        if info.labels:
+            metadata["labels"] = dict(info.labels)
+        if info.annotations:
+            metadata["annotations"] = dict(info.annotations)
+        return [{"apiVersion": c.JOBSET_API_VERSION, "kind": "JobSet", "metadata": metadata, "spec": spec}]
+
+
+def _configure_initializers(info: RuntimeInfo, trainjob: TrainJob) -> None:
+    initializer = trainjob.spec.initializer
+    sources: dict[str, _InitializerSource | None] = {
+        c.ANCESTOR_DATASET: initializer.dataset if initializer else None,
+        c.ANCESTOR_MODEL: initializer.model if initializer else None,
+    }
+    for pod_set in info.pod_sets:
+        if pod_set.ancestor not in sources:
+            continue
+        pod_set.job["replicas"] = 1
+        source = sources[pod_set.ancestor]
+        container = pod_set.find_container(pod_set.ancestor)
+        if source is None or container is None:
+            continue
+        if source.storage_uri:
+            upsert_env(container, [{"name": c.ENV_STORAGE_URI, "value": source.storage_uri}])
+        upsert_env(container, env_manifests(source.env))
+        if source.secret_ref is not None:
+            container.setdefault("envFrom", []).append({"secretRef": {"name": source.secret_ref.name}})
+
+
+def _configure_trainer(info: RuntimeInfo, trainjob: TrainJob) -> None:
+    trainer = trainjob.spec.trainer
+    mpi = info.ml_policy.mpi if info.ml_policy else None
+    for pod_set in info.pod_sets:
+        is_trainer = pod_set.ancestor == c.ANCESTOR_TRAINER
+        if is_trainer:
+            pod_set.job["replicas"] = 1
+        container = pod_set.find_container(c.NODE)
+        if trainer is None or container is None:
+            continue
+        if is_trainer:
+            if trainer.image:
+                container["image"] = trainer.image
+            if info.trainer_command:
+                container["command"] = list(info.trainer_command)
+            if info.trainer_args:
+                container["args"] = list(info.trainer_args)
+        if is_trainer or (mpi is not None and mpi.run_launcher_as_node and pod_set.name == c.NODE):
+            upsert_env(container, env_manifests(trainer.env))
+
+
+def _require_deployable(info: RuntimeInfo) -> None:
+    """Jobs or containers the API server would reject (added by a patch with a wrong name): say so now."""
+    errors = []
+    runtime_jobs = [job.get("name") for job in info.compiled.jobset_spec.get("replicatedJobs") or []]
+    for pod_set in info.pod_sets:
+        if pod_set.name not in runtime_jobs:
+            errors.append(
+                FieldError(
+                    "spec.runtimePatches",
+                    f"Invalid value: {pod_set.name!r}: a runtime patch adds replicated job {pod_set.name!r}, which the "
+                    f"runtime does not have (it has: {', '.join(map(repr, runtime_jobs))}): fix the name",
+                )
+            )
+            continue
+        for field in ("initContainers", "containers"):
+            runtime_names = [item.get("name") for item in info.compiled.containers_of(pod_set.name, field)]
+            for container in pod_spec_of(pod_set.job).get(field) or []:
+                if not container.get("image"):
+                    errors.append(_missing_image(pod_set.name, field, container.get("name"), runtime_names))
+    if errors:
+        raise TrainJobInvalidError(errors)
+
+
+def _missing_image(job: str, field: str, name: str | None, runtime_names: list[str | None]) -> FieldError:
+    where = f"{field[:-1]} {name!r} of replicated job {job!r} has no image, so the JobSet would be rejected"
+    if name not in runtime_names:
+        known = ", ".join(repr(known) for known in runtime_names) or "none"
+        return FieldError(
+            "spec.runtimePatches",
+            f"Invalid value: {name!r}: {where}; a runtime patch adds it because the runtime has no such "
+            f"{field[:-1]} (it has: {known}): fix the name",
+        )
+    if name == c.NODE:
+        return FieldError("spec.trainer.image", f"Required value: {where}; set spec.trainer.image")
+    return FieldError("spec.runtimeRef", f"Invalid value: {where}; give it an image in the runtime")

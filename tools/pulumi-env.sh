@@ -1,0 +1,88 @@
+# shellcheck shell=bash
+# Source this file to run Pulumi offline with the toolchain built by tools/bootstrap:
+#
+#     source tools/pulumi-env.sh "$(tools/bootstrap | tail -n 1)"
+#     pulumi version
+#
+# Argument: the bin dir (the last stdout line of tools/bootstrap); defaults to $PULUMI_KFT_BIN.
+# All settings come from tools/pulumi-offline.env (the single source of truth, also read by
+# tools/offline_env.py for Python); this file only interprets it. Works in bash (and zsh).
+#
+# How the kubernetes provider is found: PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
+# forbids downloads, so the engine must find `pulumi-resource-kubernetes` locally. With the bin
+# dir first on PATH the engine's "ambient plugin" lookup (exec.LookPath, done before the plugin
+# cache) finds it for any requested version. The alternative, version-exact route is the plugin
+# cache under $PULUMI_HOME:  pulumi plugin install resource kubernetes 4.34.2 \
+#         --file "$PULUMI_KFT_BIN/pulumi-resource-kubernetes"
+# (see tools/README.md). The language host and the dynamic-provider plugin are "bundled"
+# plugins: they are found on PATH or next to the `pulumi` executable.
+
+_kft_env_main() {
+    local bin="${1:-${PULUMI_KFT_BIN:-}}"
+    local here envfile
+    if [ -n "${BASH_SOURCE:-}" ]; then here="${BASH_SOURCE[0]}"; else here="${(%):-%x}"; fi
+    here="$(cd "$(dirname "$here")" && pwd)"
+    envfile="$here/pulumi-offline.env"
+
+    if [ -z "$bin" ] || [ ! -x "$bin/pulumi" ]; then
+        echo "pulumi-env.sh: need the bin dir holding 'pulumi' (got '${bin}'); run tools/bootstrap" >&2
+        return 1
+    fi
+    bin="$(cd "$bin" && pwd)"
+    export PULUMI_KFT_BIN="$bin"
+
+    # The tools cache is the parent of a bootstrap-built bin dir (marked by .pulumi-kft-tools);
+    # for a pulumi found elsewhere (e.g. /usr/local/bin) keep our state in a cache dir instead.
+    if [ -z "${PULUMI_KFT_TOOLS:-}" ]; then
+        if [ -e "$bin/../.pulumi-kft-tools" ]; then
+            PULUMI_KFT_TOOLS="$(cd "$bin/.." && pwd)"
+        else
+            PULUMI_KFT_TOOLS="${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-kubeflow-trainer/ambient"
+        fi
+    fi
+    export PULUMI_KFT_TOOLS
+
+    # Interpreter with the pulumi SDK: active venv, else the repo venv, else python3.
+    if [ -z "${PULUMI_KFT_PYTHON:-}" ]; then
+        if [ -n "${VIRTUAL_ENV:-}" ] && [ -x "$VIRTUAL_ENV/bin/python" ]; then
+            PULUMI_KFT_PYTHON="$VIRTUAL_ENV/bin/python"
+        elif [ -x "$here/../.venv/bin/python" ]; then
+            PULUMI_KFT_PYTHON="$(cd "$here/../.venv/bin" && pwd)/python"
+        else
+            PULUMI_KFT_PYTHON="$(command -v python3 || true)"
+        fi
+    fi
+    export PULUMI_KFT_PYTHON
+
+    local line key val op
+    while IFS= read -r line || [ -n "$line" ]; do
+        case "$line" in ''|'#'*) continue ;; esac
+        key="${line%%=*}"
+        val="${line#*=}"
+        op="="
+        case "$key" in *'?') key="${key%\?}"; op="?=" ;; esac
+        if [ "$op" = "?=" ] && [ -n "$(printenv "$key" 2>/dev/null)" ]; then
+            continue
+        fi
+        export "$key=$(_kft_expand "$val")"
+    done < "$envfile"
+}
+
+# Replace every ${NAME} in $1 by the value of NAME; no eval, so values are never executed.
+_kft_expand() {
+    local rest="$1" out="" name
+    while [[ "$rest" == *'${'*'}'* ]]; do
+        out="$out${rest%%\$\{*}"
+        rest="${rest#*\$\{}"
+        name="${rest%%\}*}"
+        rest="${rest#*\}}"
+        out="$out$(printenv "$name" 2>/dev/null || true)"
+    done
+    printf '%s' "$out$rest"
+}
+
+_kft_env_main "$@"
+_kft_rc=$?
+unset -f _kft_env_main _kft_expand
+# shellcheck disable=SC2317  # return works when sourced; exit only if run by mistake
+return "$_kft_rc" 2>/dev/null || exit "$_kft_rc"
