@@ -9,11 +9,8 @@ from dataclasses import dataclass
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-# Order of the P-521 group: a derived private scalar must be in [1, n-1].
-_P521_ORDER = int(
-    "01FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFA51868783BF2F966B7FCC0148F709A5D03BB5C9B8899C47AEBB6FB71E91386409",
-    16,
-)
+# Any scalar in [1, 2**520) is a valid P-521 private key: the group order is just above 2**520.
+_SCALAR_BOUND = 2**520
 
 
 @dataclass(frozen=True)
@@ -50,7 +47,7 @@ def seeded_key_generator(seed: str) -> KeyGenerator:
 
     def generate(trainjob_key: str) -> SSHKeyPair:
         digest = hashlib.sha512(f"{seed}\0{trainjob_key}".encode()).digest() + hashlib.sha512(seed.encode()).digest()
-        scalar = int.from_bytes(digest, "big") % (_P521_ORDER - 1) + 1
+        scalar = int.from_bytes(digest, "big") % (_SCALAR_BOUND - 1) + 1
         return _encode(ec.derive_private_key(scalar, ec.SECP521R1()))
 
     return generate

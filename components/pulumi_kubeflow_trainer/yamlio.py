@@ -8,13 +8,18 @@ from typing import Any
 import yaml
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
     # Scripts, hostfiles and snapshots read as blocks, not as one quoted line with \n escapes.
     style = "|" if "\n" in text and not any(ch in text for ch in "\r\t") and text == text.rstrip(" ") else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+
+
+class _Dumper(_BaseDumper):  # type: ignore[misc,valid-type]
+    def ignore_aliases(self, data: Any) -> bool:
+        return True  # manifests never use YAML anchors, even where two fields hold the same object
 
 
 _Dumper.add_representer(str, _represent_str)

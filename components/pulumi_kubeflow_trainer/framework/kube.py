@@ -10,7 +10,11 @@ from ..api.core import EnvVar
 Manifest = dict[str, Any]
 
 
-def _upsert(items: list[Manifest], additions: Iterable[Manifest], matches: Any) -> None:
+def _upsert(owner: Manifest, field: str, additions: Iterable[Manifest], matches: Any) -> None:
+    additions = list(additions)
+    if not additions:
+        return  # like the apply helpers: no empty list appears where there was none
+    items = owner.setdefault(field, [])
     for addition in additions:
         for index, existing in enumerate(items):
             if matches(existing, addition):
@@ -22,7 +26,7 @@ def _upsert(items: list[Manifest], additions: Iterable[Manifest], matches: Any) 
 
 def upsert_env(container: Manifest, env: Iterable[Manifest]) -> None:
     """Replace same-named vars in place, append new ones (`apply.UpsertEnvVars`)."""
-    _upsert(container.setdefault("env", []), env, lambda a, b: a.get("name") == b["name"])
+    _upsert(container, "env", env, lambda a, b: a.get("name") == b["name"])
 
 
 def upsert_ports(container: Manifest, ports: Iterable[Manifest]) -> None:
@@ -31,16 +35,16 @@ def upsert_ports(container: Manifest, ports: Iterable[Manifest]) -> None:
     def same(a: Manifest, b: Manifest) -> bool:
         return a.get("containerPort") == b.get("containerPort") or (b.get("name") is not None and a.get("name") == b.get("name"))
 
-    _upsert(container.setdefault("ports", []), ports, same)
+    _upsert(container, "ports", ports, same)
 
 
 def upsert_volumes(pod_spec: Manifest, volumes: Iterable[Manifest]) -> None:
-    _upsert(pod_spec.setdefault("volumes", []), volumes, lambda a, b: a.get("name") == b["name"])
+    _upsert(pod_spec, "volumes", volumes, lambda a, b: a.get("name") == b["name"])
 
 
 def upsert_volume_mounts(container: Manifest, mounts: Iterable[Manifest]) -> None:
     """Mounts match by mountPath, not name (`apply.UpsertVolumeMounts`)."""
-    _upsert(container.setdefault("volumeMounts", []), mounts, lambda a, b: a.get("mountPath") == b["mountPath"])
+    _upsert(container, "volumeMounts", mounts, lambda a, b: a.get("mountPath") == b["mountPath"])
 
 
 _KEPT_SOURCES = ("resourceFieldRef", "configMapKeyRef", "secretKeyRef")

@@ -21,6 +21,7 @@ from .manifest import ChecksumManifest
 from .progress import TransferProgress
 from .s3_plan import PlannedFile
 from .s3_transfer import (
+    BackgroundDigests,
     ByteRange,
     FileDigests,
     RetryPolicy,
@@ -31,6 +32,8 @@ from .s3_transfer import (
 
 DEFAULT_PART_SIZE = 16 * 1024 * 1024
 DEFAULT_RANGED_THRESHOLD = 32 * 1024 * 1024
+# Below this, handing chunks to another thread costs more than hashing them in place.
+_BACKGROUND_HASHING_SIZE = 16 * 1024 * 1024
 # S3 reports these when the ETag is not the MD5 of the content even though it looks like one.
 _ENCRYPTIONS_WITHOUT_MD5_ETAG = ("aws:kms", "aws:kms:dsse")
 
@@ -58,7 +61,10 @@ class FileAssembly:
         self._temporary: str | None = None
         self.check_md5 = planned.remote.md5_etag() is not None
         # One range: hash while streaming. Several: hash in a second pass once all are written.
-        self.stream_digests = FileDigests(self.check_md5) if len(self.ranges) == 1 else None
+        self.stream_digests: FileDigests | None = None
+        if len(self.ranges) == 1:
+            digests_type = BackgroundDigests if size >= _BACKGROUND_HASHING_SIZE else FileDigests
+            self.stream_digests = digests_type(self.check_md5)
 
     def descriptor(self) -> int:
         with self._lock:
@@ -82,7 +88,10 @@ class FileAssembly:
     def commit(self) -> str:
         """Check the content, move the file into place and return its sha256."""
         descriptor, remote = self.descriptor(), self.planned.remote
-        digests = self.stream_digests or hash_file_descriptor(descriptor, remote.size, self.check_md5)
+        if self.stream_digests is not None:
+            digests = self.stream_digests.finish()
+        else:
+            digests = hash_file_descriptor(descriptor, remote.size, self.check_md5)
         if self.check_md5 and digests.md5_hex() not in (None, remote.md5_etag()):
             raise TransferError(f"{remote.key!r}: downloaded content does not match the MD5 in its ETag")
         os.fchmod(descriptor, self._mode)
@@ -92,6 +101,8 @@ class FileAssembly:
         return digests.sha256.hexdigest()
 
     def close(self) -> None:
+        if self.stream_digests is not None:
+            self.stream_digests.abandon()
         with self._lock:
             if self._descriptor is not None:
                 os.close(self._descriptor)

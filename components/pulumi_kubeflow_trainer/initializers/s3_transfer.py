@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import queue
 import random
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,7 +22,7 @@ from .errors import TransferError
 from .s3_client import error_code, translate_s3_error
 from .s3_plan import RemoteObject
 
-CHUNK_SIZE = 1024 * 1024
+CHUNK_SIZE = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,45 @@ class FileDigests:
 
     def md5_hex(self) -> str | None:
         return self.md5.hexdigest() if self.md5 is not None else None
+
+    def finish(self) -> FileDigests:
+        return self
+
+    def abandon(self) -> None:
+        pass
+
+
+class BackgroundDigests(FileDigests):
+    """FileDigests fed through a queue to a thread of their own.
+
+    hashlib releases the GIL on large buffers, so for big objects hashing overlaps with
+    receiving the next chunk instead of adding to the download time.
+    """
+
+    _DONE = b""
+
+    def __init__(self, with_md5: bool) -> None:
+        super().__init__(with_md5)
+        self._chunks: queue.Queue[bytes | None] = queue.Queue(maxsize=4)
+        self._thread = threading.Thread(target=self._consume, name="digest", daemon=True)
+        self._thread.start()
+
+    def _consume(self) -> None:
+        while (chunk := self._chunks.get()) is not None:
+            super().update(chunk)
+
+    def update(self, chunk: bytes) -> None:
+        if chunk:
+            self._chunks.put(chunk)
+
+    def finish(self) -> FileDigests:
+        self._chunks.put(None)
+        self._thread.join()
+        return self
+
+    def abandon(self) -> None:
+        if self._thread.is_alive():
+            self.finish()
 
 
 def hash_file_descriptor(descriptor: int, size: int, with_md5: bool) -> FileDigests:

@@ -1,6 +1,7 @@
 """The built-in plugins, one per file, in the order they act within each phase."""
 
 from .coscheduling import CoSchedulingPlugin
+from .flux import FluxPlugin
 from .jax import JAXPlugin
 from .jobset import JobSetPlugin
 from .mpi import MPIPlugin
@@ -17,6 +18,7 @@ BUILTIN_PLUGINS = (
     PlainMLPlugin,
     JAXPlugin,
     XGBoostPlugin,
+    FluxPlugin,
     CoSchedulingPlugin,
     VolcanoPlugin,
     JobSetPlugin,

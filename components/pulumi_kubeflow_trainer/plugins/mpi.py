@@ -121,22 +121,10 @@ class MPIPlugin:
 
     @staticmethod
     def _mount_ssh_auth(info: RuntimeInfo, trainjob: TrainJob, mpi: MPIMLPolicySource) -> None:
-        volume = {
-            "name": SSH_AUTH_VOLUME,
-            "secret": {
-                "secretName": secret_name(trainjob),
-                "defaultMode": 0o400,
-                "items": [
-                    {"key": "ssh-privatekey", "path": "id_rsa", "mode": 0o640},
-                    {"key": "ssh-publickey", "path": "id_rsa.pub", "mode": 0o644},
-                    {"key": "ssh-publickey", "path": "authorized_keys", "mode": 0o644},
-                ],
-            },
-        }
         for pod_set in info.pod_sets:
             if pod_set.name not in (c.NODE, c.LAUNCHER):
                 continue
-            upsert_volumes(pod_set.pod_spec, [volume])
+            upsert_volumes(pod_set.pod_spec, [_ssh_auth_volume(trainjob)])
             for container in pod_set.containers:
                 if container.get("name") == c.NODE:
                     upsert_volume_mounts(container, [{"name": SSH_AUTH_VOLUME, "mountPath": mpi.ssh_auth_mount_path}])
@@ -194,6 +182,21 @@ class MPIPlugin:
             "metadata": child_metadata(trainjob, hostfile_name(trainjob)),
             "data": {"hostfile": "".join(lines)},
         }
+
+
+def _ssh_auth_volume(trainjob: TrainJob) -> Manifest:
+    return {
+        "name": SSH_AUTH_VOLUME,
+        "secret": {
+            "secretName": secret_name(trainjob),
+            "defaultMode": 0o400,
+            "items": [
+                {"key": "ssh-privatekey", "path": "id_rsa", "mode": 0o640},
+                {"key": "ssh-publickey", "path": "id_rsa.pub", "mode": 0o644},
+                {"key": "ssh-publickey", "path": "authorized_keys", "mode": 0o644},
+            ],
+        },
+    }
 
 
 def _policy(info: RuntimeInfo) -> MPIMLPolicySource | None:

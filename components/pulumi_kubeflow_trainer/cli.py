@@ -1,0 +1,145 @@
+"""`trainjob render|validate|status`: the library's render and rules over YAML files, no Pulumi needed."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+from .api import constants as c
+from .api.jobset import JobSet
+from .api.runtime import ClusterTrainingRuntime, TrainingRuntime
+from .api.trainjob import TrainJob
+from .framework.context import ObjectIndex, RenderContext
+from .framework.errors import FieldError, TrainerError, TrainJobInvalidError
+from .framework.render import Renderer
+from .framework.update_rules import validate_update
+from .loading import load
+from .ssh import seeded_key_generator
+from .status import compute_status
+from .yamlio import dump_all
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="trainjob", description="Kubeflow Trainer v2, rendered client side.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    render = commands.add_parser("render", help="print the children of every TrainJob as multi-document YAML")
+    validate = commands.add_parser("validate", help="check TrainJobs and runtimes like the API server and webhooks")
+    status = commands.add_parser("status", help="print each TrainJob with the status derived from its JobSet")
+    for command in (render, validate, status):
+        command.add_argument("-f", "--filename", action="append", required=True, metavar="FILE", help="YAML file or directory")
+    for command in (render, validate):
+        command.add_argument("--bundled-runtimes", action="store_true", help="also resolve runtimeRefs to the bundled runtimes/")
+    render.add_argument("--seed", help="derive MPI SSH keys from this seed (reproducible output; never for production)")
+    render.add_argument("--no-snapshot", action="store_true", help="omit the <job>-runtime-snapshot ConfigMap")
+    render.add_argument("--multikueue-jobset", action="store_true", help="render MultiKueue TrainJobs as JobSets managed by MultiKueue")
+    validate.add_argument("--old", action="append", metavar="FILE", help="the TrainJobs before the update")
+    status.add_argument("--now", help="the time to evaluate deadlines at (RFC 3339; default: now)")
+    return parser
+
+
+def _runtimes(models: list[Any], with_bundled: bool) -> list[Any]:
+    runtimes = [model for model in models if isinstance(model, (TrainingRuntime, ClusterTrainingRuntime))]
+    if with_bundled:
+        from .blueprints import bundled_runtimes
+
+        given = {(runtime.kind, runtime.name) for runtime in runtimes}
+        runtimes += [runtime for runtime in bundled_runtimes() if (runtime.kind, runtime.name) not in given]
+    return runtimes
+
+
+def _renderer(models: list[Any], args: argparse.Namespace, **options: Any) -> Renderer:
+    cluster = ObjectIndex.of(model.to_manifest() for model in models if not isinstance(model, TrainJob))
+    return Renderer(_runtimes(models, args.bundled_runtimes), context=RenderContext(cluster=cluster, **options))
+
+
+def _trainjobs(models: list[Any]) -> list[TrainJob]:
+    return [model for model in models if isinstance(model, TrainJob)]
+
+
+def run_render(args: argparse.Namespace) -> int:
+    models = load(args.filename)
+    options: dict[str, Any] = {"runtime_snapshot": not args.no_snapshot, "multikueue_jobset": args.multikueue_jobset}
+    if args.seed:
+        options["key_generator"] = seeded_key_generator(args.seed)
+    renderer = _renderer(models, args, **options)
+    manifests = [manifest for trainjob in _trainjobs(models) for manifest in renderer.render(trainjob)]
+    _warn(renderer.warnings)
+    sys.stdout.write(dump_all(manifests))
+    return 0
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    try:
+        models = load(args.filename)
+        renderer = _renderer(models, args)
+    except TrainJobInvalidError as invalid:
+        _warn(invalid.warnings)
+        return _report(invalid.errors)
+    errors: list[FieldError] = []
+    warnings = list(renderer.warnings)
+    old = {(job.namespace, job.name): job for job in _trainjobs(load(args.old))} if args.old else {}
+    for trainjob in _trainjobs(models):
+        verdict = renderer.validate(trainjob)
+        warnings += verdict.warnings
+        errors += verdict.errors
+        previous = old.get((trainjob.namespace, trainjob.name))
+        if previous is not None:
+            jobset = renderer.context.cluster.get("JobSet", trainjob.name, trainjob.metadata.namespace or "")
+            errors += validate_update(previous, trainjob, jobset)
+    _warn(warnings)
+    return _report(errors)
+
+
+def run_status(args: argparse.Namespace) -> int:
+    models = load(args.filename)
+    now = datetime.fromisoformat(args.now.replace("Z", "+00:00")) if args.now else datetime.now(timezone.utc)
+    jobsets = {(model.metadata.namespace or "", model.metadata.name): model for model in models if isinstance(model, JobSet)}
+    documents = []
+    for trainjob in _trainjobs(models):
+        ref = trainjob.spec.runtime_ref
+        supported = ref.api_group == c.GROUP and ref.kind in (c.TRAINING_RUNTIME_KIND, c.CLUSTER_TRAINING_RUNTIME_KIND)
+        jobset = jobsets.get((trainjob.metadata.namespace or "", trainjob.name))
+        if jobset is None:
+            _warn([f"TrainJob/{trainjob.name}: no JobSet named {trainjob.name!r} in the files; status not read from it"])
+        manifest = trainjob.to_manifest()
+        status = compute_status(manifest, jobset.to_manifest() if jobset else None, runtime_supported=supported, now=now)
+        manifest.pop("status", None)
+        if status:
+            manifest["status"] = status
+        documents.append(manifest)
+    sys.stdout.write(dump_all(documents))
+    return 0
+
+
+def _report(errors: list[FieldError]) -> int:
+    for error in errors:
+        print(str(error))
+    return 1 if errors else 0
+
+
+def _warn(warnings: Sequence[str]) -> None:
+    for message in dict.fromkeys(warnings):
+        print(f"warning: {message}", file=sys.stderr)
+
+
+COMMANDS = {"render": run_render, "validate": run_validate, "status": run_status}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except TrainJobInvalidError as invalid:
+        _warn(invalid.warnings)
+        for error in invalid.errors:
+            print(f"error: {error.describe()}", file=sys.stderr)
+        return 1
+    except TrainerError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except Exception as error:  # noqa: BLE001 - the CLI promises no tracebacks, whatever the input
+        print(f"error: internal error ({type(error).__name__}): {error}; please report it with the input", file=sys.stderr)
+        return 2

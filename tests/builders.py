@@ -1,0 +1,247 @@
+"""Builders for TrainJobs and runtimes: a test spells out only what differs from the default."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from pulumi_kubeflow_trainer.api.runtime import ClusterTrainingRuntime, TrainingRuntime
+from pulumi_kubeflow_trainer.api.trainjob import TrainJob
+from pulumi_kubeflow_trainer.framework.context import RenderContext
+from pulumi_kubeflow_trainer.framework.render import Renderer
+from pulumi_kubeflow_trainer.ssh import seeded_key_generator
+
+ANCESTOR = "trainer.kubeflow.org/trainjob-ancestor-step"
+V1 = "trainer.kubeflow.org/v1alpha1"
+
+
+class TrainJobBuilder:
+    def __init__(self, namespace: str, name: str) -> None:
+        self.manifest: dict[str, Any] = {
+            "apiVersion": V1,
+            "kind": "TrainJob",
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {"runtimeRef": {"name": "runtime"}},
+        }
+
+    @property
+    def _trainer(self) -> dict[str, Any]:
+        return self.manifest["spec"].setdefault("trainer", {})
+
+    def runtime_ref(self, name: str, kind: str | None = None, api_group: str | None = None) -> TrainJobBuilder:
+        ref = {"name": name} | ({"kind": kind} if kind else {}) | ({"apiGroup": api_group} if api_group else {})
+        self.manifest["spec"]["runtimeRef"] = ref
+        return self
+
+    def num_nodes(self, count: int) -> TrainJobBuilder:
+        self._trainer["numNodes"] = count
+        return self
+
+    def num_proc_per_node(self, count: int) -> TrainJobBuilder:
+        self._trainer["numProcPerNode"] = count
+        return self
+
+    def image(self, image: str) -> TrainJobBuilder:
+        self._trainer["image"] = image
+        return self
+
+    def command(self, *command: str) -> TrainJobBuilder:
+        self._trainer["command"] = list(command)
+        return self
+
+    def args(self, *args: str) -> TrainJobBuilder:
+        self._trainer["args"] = list(args)
+        return self
+
+    def env(self, **values: str) -> TrainJobBuilder:
+        self._trainer.setdefault("env", []).extend({"name": k, "value": v} for k, v in values.items())
+        return self
+
+    def resources(self, **resources: dict[str, Any]) -> TrainJobBuilder:
+        self._trainer["resourcesPerNode"] = resources
+        return self
+
+    def dataset(self, storage_uri: str | None = None, secret: str | None = None, **env: str) -> TrainJobBuilder:
+        return self._initializer("dataset", storage_uri, secret, env)
+
+    def model(self, storage_uri: str | None = None, secret: str | None = None, **env: str) -> TrainJobBuilder:
+        return self._initializer("model", storage_uri, secret, env)
+
+    def _initializer(self, kind: str, uri: str | None, secret: str | None, env: dict[str, str]) -> TrainJobBuilder:
+        source: dict[str, Any] = {}
+        if uri is not None:
+            source["storageUri"] = uri
+        if env:
+            source["env"] = [{"name": k, "value": v} for k, v in env.items()]
+        if secret:
+            source["secretRef"] = {"name": secret}
+        self.manifest["spec"].setdefault("initializer", {})[kind] = source
+        return self
+
+    def runtime_patch(self, manager: str, *, jobs: list[dict[str, Any]] | None = None, **metadata: Any) -> TrainJobBuilder:
+        template: dict[str, Any] = {}
+        if metadata:
+            template["metadata"] = metadata
+        if jobs is not None:
+            template["spec"] = {"replicatedJobs": jobs}
+        patch = {"manager": manager, "trainingRuntimeSpec": {"template": template}}
+        self.manifest["spec"].setdefault("runtimePatches", []).append(patch)
+        return self
+
+    def suspend(self, value: bool = True) -> TrainJobBuilder:
+        self.manifest["spec"]["suspend"] = value
+        return self
+
+    def managed_by(self, manager: str) -> TrainJobBuilder:
+        self.manifest["spec"]["managedBy"] = manager
+        return self
+
+    def uid(self, uid: str) -> TrainJobBuilder:
+        self.manifest["metadata"]["uid"] = uid
+        return self
+
+    def set(self, path: str, value: Any) -> TrainJobBuilder:
+        """Any field by dotted path, for the odd case without a setter."""
+        *parents, last = path.split(".")
+        node = self.manifest
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[last] = value
+        return self
+
+    def obj(self) -> dict[str, Any]:
+        return copy.deepcopy(self.manifest)
+
+    def build(self) -> TrainJob:
+        return TrainJob.model_validate(self.obj())
+
+
+def make_trainjob(namespace: str = "default", name: str = "job") -> TrainJobBuilder:
+    return TrainJobBuilder(namespace, name)
+
+
+def container(name: str = "node", image: str | None = "trainer:latest", **fields: Any) -> dict[str, Any]:
+    return {"name": name} | ({"image": image} if image else {}) | fields
+
+
+def replicated_job(name: str, *containers: dict[str, Any], ancestor: str | None = None, **pod: Any) -> dict[str, Any]:
+    template: dict[str, Any] = {"spec": {"template": {"spec": {"containers": list(containers), **pod}}}}
+    if ancestor:
+        template["metadata"] = {"labels": {ANCESTOR: ancestor}}
+    return {"name": name, "template": template}
+
+
+class RuntimeBuilder:
+    def __init__(self, name: str, cluster: bool, namespace: str) -> None:
+        metadata: dict[str, Any] = {"name": name}
+        if not cluster:
+            metadata["namespace"] = namespace
+        self.manifest: dict[str, Any] = {
+            "apiVersion": V1,
+            "kind": "ClusterTrainingRuntime" if cluster else "TrainingRuntime",
+            "metadata": metadata,
+            "spec": {"template": {"spec": {"replicatedJobs": []}}},
+        }
+
+    @property
+    def _jobs(self) -> list[dict[str, Any]]:
+        return self.manifest["spec"]["template"]["spec"]["replicatedJobs"]
+
+    def _policy(self, source: str, value: dict[str, Any]) -> RuntimeBuilder:
+        self.manifest["spec"].setdefault("mlPolicy", {})[source] = value
+        return self
+
+    def torch(self, **fields: Any) -> RuntimeBuilder:
+        return self._policy("torch", fields)
+
+    def mpi(self, **fields: Any) -> RuntimeBuilder:
+        return self._policy("mpi", fields)
+
+    def jax(self) -> RuntimeBuilder:
+        return self._policy("jax", {})
+
+    def xgboost(self) -> RuntimeBuilder:
+        return self._policy("xgboost", {})
+
+    def flux(self, **fields: Any) -> RuntimeBuilder:
+        return self._policy("flux", fields)
+
+    def num_nodes(self, count: int) -> RuntimeBuilder:
+        self.manifest["spec"].setdefault("mlPolicy", {})["numNodes"] = count
+        return self
+
+    def coscheduling(self, **fields: Any) -> RuntimeBuilder:
+        self.manifest["spec"].setdefault("podGroupPolicy", {})["coscheduling"] = fields
+        return self
+
+    def volcano(self, **fields: Any) -> RuntimeBuilder:
+        self.manifest["spec"].setdefault("podGroupPolicy", {})["volcano"] = fields
+        return self
+
+    def job(self, job: dict[str, Any]) -> RuntimeBuilder:
+        self._jobs.append(job)
+        return self
+
+    def trainer(self, *containers: dict[str, Any], name: str = "node", **pod: Any) -> RuntimeBuilder:
+        return self.job(replicated_job(name, *(containers or (container(),)), ancestor="trainer", **pod))
+
+    def initializers(self) -> RuntimeBuilder:
+        mount = [{"name": "initializer", "mountPath": "/workspace"}]
+        for step in ("dataset-initializer", "model-initializer"):
+            self.job(replicated_job(step, container(step, f"{step}:latest", volumeMounts=mount), ancestor=step))
+        return self
+
+    def label(self, key: str, value: str) -> RuntimeBuilder:
+        self.manifest["metadata"].setdefault("labels", {})[key] = value
+        return self
+
+    def template_metadata(self, **metadata: Any) -> RuntimeBuilder:
+        self.manifest["spec"]["template"]["metadata"] = metadata
+        return self
+
+    def template_spec(self, **fields: Any) -> RuntimeBuilder:
+        self.manifest["spec"]["template"]["spec"].update(fields)
+        return self
+
+    def obj(self) -> dict[str, Any]:
+        return copy.deepcopy(self.manifest)
+
+    def build(self) -> ClusterTrainingRuntime | TrainingRuntime:
+        model = ClusterTrainingRuntime if self.manifest["kind"] == "ClusterTrainingRuntime" else TrainingRuntime
+        return model.model_validate(self.obj())
+
+
+def make_runtime(name: str = "runtime", *, cluster: bool = True, namespace: str = "default") -> RuntimeBuilder:
+    return RuntimeBuilder(name, cluster, namespace)
+
+
+def render_one(trainjob: TrainJobBuilder | TrainJob, runtime: RuntimeBuilder | Any, **options: Any) -> list[dict[str, Any]]:
+    """Render one TrainJob against one runtime, with deterministic keys."""
+    job = trainjob.build() if isinstance(trainjob, TrainJobBuilder) else trainjob
+    model = runtime.build() if isinstance(runtime, RuntimeBuilder) else runtime
+    options.setdefault("key_generator", seeded_key_generator("tests"))
+    options.setdefault("runtime_snapshot", False)
+    return Renderer([model], context=RenderContext(**options)).render(job)
+
+
+def by_kind(manifests: list[dict[str, Any]], kind: str) -> dict[str, Any]:
+    found = [manifest for manifest in manifests if manifest["kind"] == kind]
+    assert len(found) == 1, f"expected one {kind}, got {[m['kind'] for m in manifests]}"
+    return found[0]
+
+
+def jobset_job(manifests: list[dict[str, Any]], job: str) -> dict[str, Any]:
+    jobs = by_kind(manifests, "JobSet")["spec"]["replicatedJobs"]
+    return next(item for item in jobs if item["name"] == job)
+
+
+def pod_spec(manifests: list[dict[str, Any]], job: str) -> dict[str, Any]:
+    return jobset_job(manifests, job)["template"]["spec"]["template"]["spec"]
+
+
+def jobset_container(manifests: list[dict[str, Any]], job: str, name: str = "node") -> dict[str, Any]:
+    return next(item for item in pod_spec(manifests, job)["containers"] if item["name"] == name)
+
+
+def env_of(container_manifest: dict[str, Any]) -> dict[str, Any]:
+    return {var["name"]: var.get("value", var.get("valueFrom")) for var in container_manifest.get("env") or []}
