@@ -1,6 +1,8 @@
 """Kubeflow Trainer v2 as Pulumi components, rendered client side.
 
 Heavy imports (pydantic models, Pulumi) load on first use, so the initializers can run in slim images.
+`TrainJob`, `TrainingRuntime` and `ClusterTrainingRuntime` here are the Pulumi components; the API
+models of the same names are in `pulumi_kubeflow_trainer.api`.
 """
 
 from __future__ import annotations
@@ -13,9 +15,12 @@ _EXPORTS = {
     "Renderer": "framework.render",
     "TrainerWarning": "framework.render",
     "load": "loading",
-    "TrainJob": "api.trainjob",
-    "TrainingRuntime": "api.runtime",
-    "ClusterTrainingRuntime": "api.runtime",
+    "TrainJob": "resources",
+    "TrainingRuntime": "resources",
+    "ClusterTrainingRuntime": "resources",
+    "Trainer": "resources",
+    "DatasetInitializer": "resources",
+    "ModelInitializer": "resources",
     "TrainerError": "framework.errors",
     "TrainJobInvalidError": "framework.errors",
     "RuntimeNotFoundError": "framework.errors",

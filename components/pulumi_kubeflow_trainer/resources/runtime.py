@@ -1,0 +1,124 @@
+"""ClusterTrainingRuntime and TrainingRuntime components: blueprints versioned in code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pulumi
+
+from ..api import constants as c
+from ..api.runtime import ClusterTrainingRuntime as ClusterRuntimeModel
+from ..api.runtime import Runtime
+from ..api.runtime import TrainingRuntime as RuntimeModel
+from ..framework.errors import TrainerError
+from ..loading import parse
+from .children import ObservedResource
+from .inputs import as_manifest, merge_into
+from .placeholders import contains_output
+
+TYPE_PREFIX = "kubeflow:trainer"
+
+# Runtimes declared in this Pulumi program, for TrainJobs that name them by runtimeRef.
+_declared: dict[tuple[str, str, str], Runtime] = {}
+
+
+def declared_runtimes() -> list[Runtime]:
+    return list(_declared.values())
+
+
+def forget_declared_runtimes() -> None:
+    """For tests that run several programs in one process."""
+    _declared.clear()
+
+
+def runtime_key(runtime: Runtime) -> tuple[str, str, str]:
+    namespace = (runtime.metadata.namespace or "default") if isinstance(runtime, RuntimeModel) else ""
+    return (runtime.kind, namespace, runtime.name)
+
+
+class _RuntimeComponent(pulumi.ComponentResource):
+    kind: ClassVar[str]
+    model_type: ClassVar[type]
+
+    model: Runtime
+    runtime_name: pulumi.Output[str]
+    manifest: pulumi.Output[dict[str, Any]]
+
+    def __init__(
+        self,
+        name: str,
+        manifest: Any = None,
+        *,
+        ml_policy: Any = None,
+        pod_group_policy: Any = None,
+        template: Any = None,
+        labels: dict[str, str] | None = None,
+        deploy: bool = False,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        """`manifest` is a dict, model or YAML text in the Kubernetes shape; keyword arguments override
+        its parts. `deploy=True` also creates the runtime object in the cluster (for clusters that run
+        the upstream Trainer controller or SDK); by default the runtime only feeds TrainJob components."""
+        super().__init__(f"{TYPE_PREFIX}:{self.kind}", name, None, opts)
+        try:
+            self.model = self._model(name, manifest, ml_policy, pod_group_policy, template, labels)
+        except TrainerError as error:
+            raise pulumi.ResourceError(str(error), self) from None
+        key = runtime_key(self.model)
+        if key in _declared and _declared[key] != self.model:
+            raise pulumi.ResourceError(f"{self.kind} {self.model.name!r} is declared twice with different specs", self)
+        _declared[key] = self.model
+        rendered = self.model.to_manifest()
+        if deploy:
+            ObservedResource(f"{name}-{self.kind.lower()}", rendered, pulumi.ResourceOptions(parent=self))
+        self.runtime_name = pulumi.Output.from_input(self.model.name)
+        self.manifest = pulumi.Output.from_input(rendered)
+        self.register_outputs({"runtime_name": self.runtime_name, "manifest": self.manifest})
+
+    def _model(self, name: str, manifest: Any, ml_policy: Any, pod_group_policy: Any, template: Any, labels: Any) -> Runtime:
+        document = as_manifest(manifest, f"{self.kind} {name}")
+        document.setdefault("apiVersion", c.API_VERSION_UPSTREAM)
+        document.setdefault("kind", self.kind)
+        document.setdefault("metadata", {}).setdefault("name", name)
+        merge_into(document, "metadata.labels", labels)
+        merge_into(document, "spec.mlPolicy", as_manifest(ml_policy, "ml_policy") if ml_policy is not None else None)
+        merge_into(document, "spec.podGroupPolicy", as_manifest(pod_group_policy, "pod_group_policy") if pod_group_policy is not None else None)
+        merge_into(document, "spec.template", as_manifest(template, "template") if template is not None else None)
+        if contains_output(document):
+            raise pulumi.ResourceError(
+                f"{self.kind} {name}: runtimes are blueprints and must be plain values, not Pulumi Outputs; "
+                "pass Outputs (images, namespaces, secrets) to the TrainJob instead",
+                self,
+            )
+        model = parse(document, f"{self.kind} {name}")
+        if not isinstance(model, self.model_type):
+            raise pulumi.ResourceError(f"{self.kind} {name}: the manifest is a {document.get('kind')}, not a {self.kind}", self)
+        return model
+
+    @classmethod
+    def from_file(cls, path: str | Path, *, name: str | None = None, **kwargs: Any) -> _RuntimeComponent:
+        """A component from a runtime YAML file (such as the bundled `runtimes/*.yaml`)."""
+        text = Path(path).read_text()
+        return cls(name or Path(path).stem, text, **kwargs)
+
+    @classmethod
+    def bundled(cls, runtime_name: str, *, name: str | None = None, **kwargs: Any) -> _RuntimeComponent:
+        """A component from one of the runtimes bundled with this library, by `metadata.name`."""
+        from ..blueprints import bundled_runtime
+
+        return cls(name or runtime_name, bundled_runtime(runtime_name).to_manifest(), **kwargs)
+
+
+class ClusterTrainingRuntime(_RuntimeComponent):
+    """A cluster-scoped runtime: TrainJobs of every namespace may use it."""
+
+    kind = c.CLUSTER_TRAINING_RUNTIME_KIND
+    model_type = ClusterRuntimeModel
+
+
+class TrainingRuntime(_RuntimeComponent):
+    """A namespaced runtime: only TrainJobs of its namespace may use it."""
+
+    kind = c.TRAINING_RUNTIME_KIND
+    model_type = RuntimeModel

@@ -1,0 +1,46 @@
+"""One program for every example stack; `kubeflow-trainer:example` picks which (see Pulumi.<stack>.yaml).
+
+With no cluster configured (`kubernetes:kubeconfig` / `kubernetes:context` unset) the kubernetes
+provider renders manifests into a directory instead of deploying: `pulumi up` works anywhere.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+import dev_stack
+import llm_stack
+import mpi_stack
+import platform_stack
+from pulumi_kubeflow_trainer import ClusterTrainingRuntime, TrainJob
+
+EXAMPLES = {"dev": dev_stack, "mpi": mpi_stack, "llm": llm_stack, "platform": platform_stack}
+
+config = pulumi.Config()
+example = config.get("example") or "dev"
+if example not in EXAMPLES:
+    raise pulumi.RunError(f"kubeflow-trainer:example is {example!r}; use one of {', '.join(EXAMPLES)}")
+
+
+def cluster_provider() -> k8s.Provider:
+    kubernetes = pulumi.Config("kubernetes")
+    if kubernetes.get("kubeconfig") or kubernetes.get("context"):
+        return k8s.Provider("cluster", kubeconfig=kubernetes.get("kubeconfig"), context=kubernetes.get("context"))
+    directory = config.get("renderDir") or str(Path("out") / pulumi.get_stack())
+    pulumi.export("rendered_to", str(Path(directory).resolve()))
+    return k8s.Provider("render", render_yaml_to_directory=directory)
+
+
+provider = cluster_provider()
+options = pulumi.ResourceOptions(provider=provider)
+spec = EXAMPLES[example].build(namespace=config.get("namespace") or "default")
+runtimes = {name: ClusterTrainingRuntime.bundled(name, opts=options) for name in spec["runtimes"]}
+pulumi.export("runtimes", {name: runtime.manifest for name, runtime in runtimes.items()})
+for manifest in spec["trainjobs"]:
+    name = manifest["metadata"]["name"]
+    job = TrainJob(name, manifest, runtime=runtimes[manifest["spec"]["runtimeRef"]["name"]], opts=options)
+    pulumi.export(f"{name}_jobset", job.jobset_name)
+    pulumi.export(f"{name}_conditions", job.conditions)
