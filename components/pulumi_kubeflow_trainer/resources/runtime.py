@@ -15,6 +15,7 @@ from ..framework.errors import TrainerError
 from ..loading import parse
 from .children import ObservedResource
 from .inputs import as_manifest, merge_into
+from .errors import invalid_input
 from .placeholders import contains_output
 
 TYPE_PREFIX = "kubeflow:trainer"
@@ -64,10 +65,10 @@ class _RuntimeComponent(pulumi.ComponentResource):
         try:
             self.model = self._model(name, manifest, ml_policy, pod_group_policy, template, labels)
         except TrainerError as error:
-            raise pulumi.ResourceError(str(error), self) from None
+            raise invalid_input(self, error) from None
         key = runtime_key(self.model)
         if key in _declared and _declared[key] != self.model:
-            raise pulumi.ResourceError(f"{self.kind} {self.model.name!r} is declared twice with different specs", self)
+            raise invalid_input(self, f"{self.kind} {self.model.name!r} is declared twice with different specs")
         _declared[key] = self.model
         rendered = self.model.to_manifest()
         if deploy:
@@ -86,14 +87,14 @@ class _RuntimeComponent(pulumi.ComponentResource):
         merge_into(document, "spec.podGroupPolicy", as_manifest(pod_group_policy, "pod_group_policy") if pod_group_policy is not None else None)
         merge_into(document, "spec.template", as_manifest(template, "template") if template is not None else None)
         if contains_output(document):
-            raise pulumi.ResourceError(
+            raise invalid_input(
+                self,
                 f"{self.kind} {name}: runtimes are blueprints and must be plain values, not Pulumi Outputs; "
                 "pass Outputs (images, namespaces, secrets) to the TrainJob instead",
-                self,
             )
         model = parse(document, f"{self.kind} {name}")
         if not isinstance(model, self.model_type):
-            raise pulumi.ResourceError(f"{self.kind} {name}: the manifest is a {document.get('kind')}, not a {self.kind}", self)
+            raise invalid_input(self, f"{self.kind} {name}: the manifest is a {document.get('kind')}, not a {self.kind}")
         return model
 
     @classmethod

@@ -19,6 +19,7 @@ from ..loading import parse
 from ..ssh import SSHKeyPair
 from ..status import compute_status
 from . import children
+from .errors import invalid_input
 from .inputs import as_manifest, merge_into
 from .placeholders import Placeholders
 from .runtime import TYPE_PREFIX, _RuntimeComponent, declared_runtimes, runtime_key
@@ -90,7 +91,7 @@ class TrainJob(pulumi.ComponentResource):
             runtime_model = self._resolve_runtime(runtime_model)
             manifests = self._render(runtime_model, runtime_snapshot)
         except TrainerError as error:
-            raise pulumi.ResourceError(str(error), self) from None
+            raise invalid_input(self, error) from None
         self.resources = self._register_children(name, manifests, queue_name, wait_for, wait_timeout_seconds)
         self._set_outputs(wait_for)
 
