@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 BINARY_SI = "BinarySI"
@@ -40,6 +41,10 @@ class Quantity:
 
     @classmethod
     def parse(cls, text: Any) -> Quantity:
+        return _parse_cached(text) if type(text) is str else _parse(text)
+
+    @classmethod
+    def _parse(cls, text: Any) -> Quantity:
         if isinstance(text, bool) or not isinstance(text, (str, int, float)):
             raise QuantityError(f"quantity must be a string or a number, not {text!r}")
         match = _QUANTITY.match(str(text).strip())
@@ -82,6 +87,14 @@ class Quantity:
         if self.format == BINARY_SI and magnitude >= 1024 * _NANO and magnitude % _NANO == 0:
             return sign + _binary_string(magnitude // _NANO)
         return sign + _decimal_string(magnitude, self.format)
+
+
+def _parse(text: Any) -> Quantity:
+    return Quantity._parse(text)
+
+
+# Manifests repeat the same few quantities ("1", "8Gi"); parsing each once keeps renders fast.
+_parse_cached = lru_cache(maxsize=4096)(_parse)
 
 
 def _binary_string(value: int) -> str:

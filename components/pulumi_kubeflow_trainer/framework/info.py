@@ -89,22 +89,17 @@ class RuntimeInfo:
     annotations: dict[str, str]
     jobset_spec: Manifest
     pod_sets: list[PodSet]
+    ml_policy: MLPolicy | None
+    pod_group_policy: PodGroupPolicy | None
     trainer_command: list[str] | None = None
     trainer_args: list[str] | None = None
     slots_per_node: int | None = None  # MPI slots per host, resolved by the MPI plugin for the hostfile
+    _resources_per_node: Manifest | None = field(default=None, repr=False)
     warnings: list[str] = field(default_factory=list)
 
     @property
     def runtime(self) -> Runtime:
         return self.compiled.runtime
-
-    @property
-    def ml_policy(self) -> MLPolicy | None:
-        return self.runtime.spec.ml_policy
-
-    @property
-    def pod_group_policy(self) -> PodGroupPolicy | None:
-        return self.runtime.spec.pod_group_policy
 
     @property
     def name(self) -> str:
@@ -131,6 +126,11 @@ class RuntimeInfo:
 
     def resources_per_node(self) -> Manifest:
         """The resources of one trainer node (`ExtractResourcePerNodeFromRuntime`)."""
+        if self._resources_per_node is None:
+            self._resources_per_node = self._find_resources_per_node()
+        return self._resources_per_node
+
+    def _find_resources_per_node(self) -> Manifest:
         trainer = self.trainjob.spec.trainer
         if trainer is not None and trainer.resources_per_node is not None:
             return trainer.resources_per_node.to_manifest()

@@ -7,6 +7,7 @@ Within a phase plugins run in registry order, and each returns early when its po
 
 from __future__ import annotations
 
+from collections.abc import MutableSequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
@@ -23,12 +24,22 @@ if TYPE_CHECKING:
 class Verdict:
     """What validation found: errors reject the TrainJob, warnings are only reported."""
 
-    errors: list[FieldError] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    errors: MutableSequence[FieldError] = field(default_factory=list)
+    warnings: MutableSequence[str] = field(default_factory=list)
 
     def extend(self, other: Verdict) -> None:
         self.errors.extend(other.errors)
         self.warnings.extend(other.warnings)
+
+
+class _NoFindings(Verdict):
+    """The answer of a plugin whose policy is absent: shared, and immutable so sharing is safe."""
+
+    def __init__(self) -> None:
+        super().__init__(errors=(), warnings=())  # type: ignore[arg-type]
+
+
+NO_FINDINGS: Verdict = _NoFindings()
 
 
 class Plugin(Protocol):

@@ -14,6 +14,7 @@ from ..api.trainjob import TrainJob
 from .context import ObjectIndex, RenderContext
 from .errors import FieldError, RuntimeNotFoundError, TrainJobInvalidError
 from .framework import Framework
+from .info import RuntimeInfo
 from .interfaces import Verdict
 from .kube import Manifest
 from .registry import PluginRegistry
@@ -78,16 +79,23 @@ class Renderer:
             compiled = self.resolve(trainjob)
         except RuntimeNotFoundError as missing:
             return Verdict(errors=missing.errors)
-        info = build_runtime_info(trainjob, compiled)
+        return self._validate(build_runtime_info(trainjob, compiled), trainjob)
+
+    def _validate(self, info: RuntimeInfo, trainjob: TrainJob) -> Verdict:
         verdict = self.framework.validate(info, trainjob, self.context)
-        if isinstance(compiled.runtime, ClusterTrainingRuntime) and compiled.runtime.is_deprecated:
-            verdict.warnings.append(deprecation_warning(compiled.runtime, referenced=True))
+        if isinstance(info.runtime, ClusterTrainingRuntime) and info.runtime.is_deprecated:
+            verdict.warnings.append(deprecation_warning(info.runtime, referenced=True))
         return verdict
 
     def render(self, trainjob: TrainJob) -> list[Manifest]:
         """The children of one TrainJob, dependencies first; raises TrainJobInvalidError on bad input."""
         source = f"TrainJob/{trainjob.name}"
-        verdict = self.validate(trainjob)
+        try:
+            # Validation only reads the RuntimeInfo, so the same one is then built upon.
+            info = build_runtime_info(trainjob, self.resolve(trainjob))
+        except RuntimeNotFoundError as missing:
+            raise TrainJobInvalidError(missing.errors, source=source) from None
+        verdict = self._validate(info, trainjob)
         self.warnings.extend(verdict.warnings)
         if verdict.errors:
             raise TrainJobInvalidError(verdict.errors, source=source, warnings=verdict.warnings)
@@ -97,7 +105,6 @@ class Renderer:
                 "(MultiKueue dispatches the TrainJob to a worker cluster)"
             )
             return []
-        info = build_runtime_info(trainjob, self.resolve(trainjob))
         try:
             return self.framework.build(info, trainjob, self.context)
         except TrainJobInvalidError as invalid:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,7 +11,7 @@ from ..api.runtime import Runtime
 from ..api.trainjob import TrainJob
 from .info import PodSet, RuntimeInfo
 from .kube import Manifest, dig, find_named, pod_spec_of
-from .merge import clone, strategic_merge
+from .merge import strategic_merge
 
 
 @dataclass
@@ -22,6 +23,12 @@ class CompiledRuntime:
     labels: dict[str, str]
     annotations: dict[str, str]
     cache: dict[str, Any] = field(default_factory=dict)
+
+    def spec_copy(self) -> Manifest:
+        """A private copy of the JobSet spec for one render; unpickling is the fastest deep copy."""
+        if "pickled" not in self.cache:
+            self.cache["pickled"] = pickle.dumps(self.jobset_spec, protocol=pickle.HIGHEST_PROTOCOL)
+        return pickle.loads(self.cache["pickled"])
 
     @classmethod
     def of(cls, runtime: Runtime) -> CompiledRuntime:
@@ -36,6 +43,12 @@ class CompiledRuntime:
         )
 
 
+    @property
+    def job_names(self) -> tuple[str, ...]:
+        if "job_names" not in self.cache:
+            self.cache["job_names"] = tuple(job.get("name") for job in self.jobset_spec.get("replicatedJobs") or [])
+        return self.cache["job_names"]
+
     def containers_of(self, job_name: str, field: str = "containers") -> list[Manifest]:
         """The runtime's own containers (or initContainers) of a replicated job, before any patch."""
         job = find_named(self.jobset_spec.get("replicatedJobs"), job_name)
@@ -44,7 +57,7 @@ class CompiledRuntime:
 
 def build_runtime_info(trainjob: TrainJob, compiled: CompiledRuntime) -> RuntimeInfo:
     labels, annotations = _jobset_metadata(trainjob, compiled)
-    spec = _apply_runtime_patches(trainjob, clone(compiled.jobset_spec))
+    spec = _apply_runtime_patches(trainjob, compiled.spec_copy())
     _merge_resources_per_node(trainjob, compiled.runtime, spec)
     trainer = trainjob.spec.trainer
     return RuntimeInfo(
@@ -54,6 +67,8 @@ def build_runtime_info(trainjob: TrainJob, compiled: CompiledRuntime) -> Runtime
         annotations=annotations,
         jobset_spec=spec,
         pod_sets=_pod_sets(compiled.runtime, spec),
+        ml_policy=compiled.runtime.spec.ml_policy,
+        pod_group_policy=compiled.runtime.spec.pod_group_policy,
         trainer_command=list(trainer.command) if trainer and trainer.command else None,
         trainer_args=list(trainer.args) if trainer and trainer.args else None,
     )

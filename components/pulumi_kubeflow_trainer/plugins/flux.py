@@ -10,7 +10,7 @@ from ..api.trainjob import TrainJob
 from ..framework.context import RenderContext
 from ..framework.errors import FieldError
 from ..framework.info import PodSet, RuntimeInfo
-from ..framework.interfaces import Verdict
+from ..framework.interfaces import NO_FINDINGS, Verdict
 from ..framework.kube import Manifest, upsert_volume_mounts, upsert_volumes
 from . import flux_scripts as scripts
 from .objects import child_metadata
@@ -37,9 +37,9 @@ class FluxPlugin:
     name: ClassVar[str] = NAME
 
     def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
-        verdict = Verdict()
         if info.ml_policy is None or info.ml_policy.flux is None:
-            return verdict
+            return NO_FINDINGS
+        verdict = Verdict()
         node = info.find_pod_set(name=c.NODE)
         if node is not None and node.find_init_container(INSTALLER) is not None:
             verdict.errors.append(

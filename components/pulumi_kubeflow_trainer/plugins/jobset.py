@@ -97,7 +97,7 @@ def _configure_trainer(info: RuntimeInfo, trainjob: TrainJob) -> None:
 def _require_deployable(info: RuntimeInfo) -> None:
     """Jobs or containers the API server would reject (added by a patch with a wrong name): say so now."""
     errors = []
-    runtime_jobs = [job.get("name") for job in info.compiled.jobset_spec.get("replicatedJobs") or []]
+    runtime_jobs = info.compiled.job_names
     for pod_set in info.pod_sets:
         if pod_set.name not in runtime_jobs:
             errors.append(
@@ -108,10 +108,11 @@ def _require_deployable(info: RuntimeInfo) -> None:
                 )
             )
             continue
+        pod_spec = pod_set.pod_spec
         for field in ("initContainers", "containers"):
-            runtime_names = [item.get("name") for item in info.compiled.containers_of(pod_set.name, field)]
-            for container in pod_spec_of(pod_set.job).get(field) or []:
+            for container in pod_spec.get(field) or ():
                 if not container.get("image"):
+                    runtime_names = [item.get("name") for item in info.compiled.containers_of(pod_set.name, field)]
                     errors.append(_missing_image(pod_set.name, field, container.get("name"), runtime_names))
     if errors:
         raise TrainJobInvalidError(errors)

@@ -75,7 +75,7 @@ def _patch_findings(info: RuntimeInfo, trainjob: TrainJob) -> Verdict:
     """Env on the managed containers is an error; names the runtime lacks are warnings, because the
     upstream webhook checks them after merging the patch, where they always exist."""
     verdict = Verdict()
-    runtime_jobs = {job.get("name") for job in info.compiled.jobset_spec.get("replicatedJobs") or []}
+    runtime_jobs = info.compiled.job_names
     for index, patch in enumerate(trainjob.spec.runtime_patches or []):
         for job in dig(patch.to_manifest(), "trainingRuntimeSpec", "template", "spec", "replicatedJobs") or []:
             name = job.get("name")

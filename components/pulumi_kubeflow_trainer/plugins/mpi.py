@@ -16,7 +16,7 @@ from ..api.trainjob import TrainJob
 from ..framework.context import RenderContext
 from ..framework.errors import FieldError, PluginError
 from ..framework.info import RuntimeInfo
-from ..framework.interfaces import Verdict
+from ..framework.interfaces import NO_FINDINGS, Verdict
 from ..framework.kube import Manifest, upsert_env, upsert_volume_mounts, upsert_volumes
 from .objects import child_metadata, reserved_env_error_names
 
@@ -69,11 +69,11 @@ class MPIPlugin:
     name: ClassVar[str] = NAME
 
     def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
-        verdict = Verdict()
         mpi = _policy(info)
         trainer = trainjob.spec.trainer
         if mpi is None or trainer is None:
-            return verdict
+            return NO_FINDINGS
+        verdict = Verdict()
         has_both = info.find_pod_set(name=c.LAUNCHER) is not None and info.find_pod_set(name=c.NODE) is not None
         if mpi.run_launcher_as_node and (trainer.num_nodes or 0) > 1 and not has_both:
             verdict.errors.append(

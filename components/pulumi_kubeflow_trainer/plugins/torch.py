@@ -10,7 +10,7 @@ from ..api.trainjob import TrainJob
 from ..framework.context import RenderContext
 from ..framework.errors import FieldError, PluginError
 from ..framework.info import PodSet, RuntimeInfo
-from ..framework.interfaces import Verdict
+from ..framework.interfaces import NO_FINDINGS, Verdict
 from ..framework.kube import Manifest, env_manifests, field_ref_env, upsert_env, upsert_ports
 from . import torchtune
 from .objects import reserved_env_error_names
@@ -35,9 +35,9 @@ class TorchPlugin:
     name: ClassVar[str] = NAME
 
     def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
-        verdict = Verdict()
         if info.ml_policy is None or info.ml_policy.torch is None:
-            return verdict
+            return NO_FINDINGS
+        verdict = Verdict()
         verdict.errors.extend(_missing_injection_targets(info))
         reserved = reserved_env_error_names(trainjob, RESERVED_ENV)
         if reserved:

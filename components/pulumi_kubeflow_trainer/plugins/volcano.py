@@ -9,7 +9,7 @@ from ..api.trainjob import TrainJob
 from ..framework.context import RenderContext
 from ..framework.errors import FieldError
 from ..framework.info import RuntimeInfo
-from ..framework.interfaces import Verdict
+from ..framework.interfaces import NO_FINDINGS, Verdict
 from ..framework.kube import Manifest
 from .gang import mark_pod_templates, min_member, min_resources
 from .objects import child_metadata
@@ -25,9 +25,9 @@ class VolcanoPlugin:
     name: ClassVar[str] = NAME
 
     def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
-        verdict = Verdict()
         if info.pod_group_policy is None or info.pod_group_policy.volcano is None:
-            return verdict
+            return NO_FINDINGS
+        verdict = Verdict()
         if QUEUE_ANNOTATION in info.annotations and not info.annotations[QUEUE_ANNOTATION]:
             verdict.errors.append(
                 FieldError(

@@ -10,7 +10,7 @@ from ..api.trainjob import TrainJob
 from ..framework.context import RenderContext
 from ..framework.errors import FieldError
 from ..framework.info import RuntimeInfo
-from ..framework.interfaces import Verdict
+from ..framework.interfaces import NO_FINDINGS, Verdict
 from ..framework.kube import field_ref_env, upsert_env, upsert_ports
 
 NAME = "XGBoost"
@@ -21,10 +21,10 @@ class XGBoostPlugin:
     name: ClassVar[str] = NAME
 
     def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
-        verdict = Verdict()
         trainer = trainjob.spec.trainer
         if info.ml_policy is None or info.ml_policy.xgboost is None or trainer is None:
-            return verdict
+            return NO_FINDINGS
+        verdict = Verdict()
         for index, var in enumerate(trainer.env or []):
             if var.name in RESERVED_ENV:
                 verdict.errors.append(
