@@ -42,7 +42,7 @@ def validate_update(old: TrainJob, new: TrainJob, jobset: Manifest | None = None
         if field in old_spec and field in new_spec and old_spec[field] != new_spec[field]
     ]
     errors.extend(_immutable_patch_fields(old_spec, new_spec))
-    errors.extend(_runtime_patch_update_errors(old_spec, new_spec, jobset))
+    errors.extend(runtime_patch_update_errors(old_spec, new_spec, jobset))
     return errors
 
 
@@ -79,7 +79,8 @@ def _without_time(patches: list[Manifest] | None) -> list[Manifest]:
     return [{key: value for key, value in patch.items() if key != "time"} for patch in patches or []]
 
 
-def _runtime_patch_update_errors(old_spec: Manifest, new_spec: Manifest, jobset: Manifest | None) -> list[FieldError]:
+def runtime_patch_update_errors(old_spec: Manifest, new_spec: Manifest, jobset: Manifest | None) -> list[FieldError]:
+    """The webhook's rule: patches change only while suspended, before or after, and with no job active."""
     if _without_time(old_spec.get("runtimePatches")) == _without_time(new_spec.get("runtimePatches")):
         return []
     if not old_spec.get("suspend") and not new_spec.get("suspend"):

@@ -23,6 +23,7 @@ from .errors import invalid_input
 from .inputs import as_manifest, merge_into
 from .placeholders import Placeholders
 from .runtime import TYPE_PREFIX, _RuntimeComponent, declared_runtimes, runtime_key
+from .record import TrainJobRecord
 from .sshkey import MPISSHKey
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
@@ -121,7 +122,9 @@ class TrainJob(pulumi.ComponentResource):
     def _register_children(
         self, name: str, manifests: list[dict[str, Any]], queue_name: str | None, wait_for: str, timeout: int
     ) -> dict[str, pulumi.Resource]:
-        registered: dict[str, pulumi.Resource] = {}
+        spec = self._placeholders.reveal(self.trainjob.spec.to_manifest())
+        record = TrainJobRecord(f"{name}-record", self._identity(), spec, pulumi.ResourceOptions(parent=self))
+        registered: dict[str, pulumi.Resource] = {f"{name}-record": record}
         self._ssh_key: MPISSHKey | None = None
         self._jobset: pulumi.Resource | None = None
         for manifest in manifests:
@@ -137,9 +140,12 @@ class TrainJob(pulumi.ComponentResource):
                 self._jobset = registered[child]
         return registered
 
+    def _identity(self) -> pulumi.Output[str]:
+        """`namespace/name` of the TrainJob: a new identity means a new key and a new record."""
+        return pulumi.Output.concat(self._placeholders.reveal(self.trainjob.namespace), "/", self.trainjob.name)
+
     def _with_ssh_key(self, name: str, manifest: dict[str, Any]) -> dict[str, Any]:
-        identity = pulumi.Output.concat(self._placeholders.reveal(self.trainjob.namespace), "/", self.trainjob.name)
-        self._ssh_key = MPISSHKey(f"{name}-ssh-key", identity, pulumi.ResourceOptions(parent=self))
+        self._ssh_key = MPISSHKey(f"{name}-ssh-key", self._identity(), pulumi.ResourceOptions(parent=self))
 
         def encode(text: str | None) -> str | None:
             # None only under unit-test mocks, which echo inputs back instead of generating a key.
