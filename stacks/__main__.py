@@ -6,6 +6,7 @@ provider renders manifests into a directory instead of deploying: `pulumi up` wo
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pulumi
@@ -30,6 +31,8 @@ def cluster_provider() -> k8s.Provider:
     if kubernetes.get("kubeconfig") or kubernetes.get("context"):
         return k8s.Provider("cluster", kubeconfig=kubernetes.get("kubeconfig"), context=kubernetes.get("context"))
     directory = config.get("renderDir") or str(Path("out") / pulumi.get_stack())
+    # The SDK would pass $KUBECONFIG to the provider, which render mode refuses; no cluster is used here.
+    os.environ.pop("KUBECONFIG", None)
     pulumi.export("rendered_to", str(Path(directory).resolve()))
     return k8s.Provider("render", render_yaml_to_directory=directory)
 

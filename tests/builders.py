@@ -245,3 +245,56 @@ def jobset_container(manifests: list[dict[str, Any]], job: str, name: str = "nod
 
 def env_of(container_manifest: dict[str, Any]) -> dict[str, Any]:
     return {var["name"]: var.get("value", var.get("valueFrom")) for var in container_manifest.get("env") or []}
+
+
+def load_errors(manifest: dict[str, Any]) -> list[Any]:
+    """The FieldErrors `load` reports for one manifest (fails the test when it loads)."""
+    from pulumi_kubeflow_trainer.framework.errors import TrainJobInvalidError
+    from pulumi_kubeflow_trainer.loading import load
+
+    try:
+        load(manifest)
+    except TrainJobInvalidError as invalid:
+        return invalid.errors
+    raise AssertionError(f"{manifest.get('kind')} loaded although it is invalid")
+
+
+def named(prefix: str, count: int, **fields: Any) -> list[dict[str, Any]]:
+    """`count` items named prefix0, prefix1, ... (for list size limits)."""
+    return [{"name": f"{prefix}{index}", **fields} for index in range(count)]
+
+
+def validate_one(trainjob: TrainJobBuilder | TrainJob, runtime: RuntimeBuilder | Any, **options: Any) -> Any:
+    """What the TrainJob validating webhook answers (a Verdict with errors and warnings)."""
+    job = trainjob.build() if isinstance(trainjob, TrainJobBuilder) else trainjob
+    model = runtime.build() if isinstance(runtime, RuntimeBuilder) else runtime
+    return Renderer([model], context=RenderContext(**options)).validate(job)
+
+
+def env_names(container_manifest: dict[str, Any]) -> list[str]:
+    return [var["name"] for var in container_manifest.get("env") or []]
+
+
+def job_counts(manifests: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
+    """(parallelism, completions) of every replicated job."""
+    jobs = by_kind(manifests, "JobSet")["spec"]["replicatedJobs"]
+    return {job["name"]: (job["template"]["spec"]["parallelism"], job["template"]["spec"]["completions"]) for job in jobs}
+
+
+RANK_FIELD_REF = {"fieldRef": {"fieldPath": "metadata.annotations['batch.kubernetes.io/job-completion-index']"}}
+
+
+def canonical_quantities(manifest: Any) -> Any:
+    """`manifest` with resource quantities as the API server stores them (`2` -> `"2"`, `0.5` -> `"500m"`)."""
+    from pulumi_kubeflow_trainer.api.quantity import canonical
+
+    if isinstance(manifest, list):
+        return [canonical_quantities(item) for item in manifest]
+    if not isinstance(manifest, dict):
+        return manifest
+    return {
+        key: {name: canonical(value) for name, value in value.items()}
+        if key in ("limits", "requests", "overhead") and isinstance(value, dict)
+        else canonical_quantities(value)
+        for key, value in manifest.items()
+    }

@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from .api import constants as c
@@ -29,15 +30,25 @@ def _parser() -> argparse.ArgumentParser:
     validate = commands.add_parser("validate", help="check TrainJobs and runtimes like the API server and webhooks")
     status = commands.add_parser("status", help="print each TrainJob with the status derived from its JobSet")
     for command in (render, validate, status):
-        command.add_argument("-f", "--filename", action="append", required=True, metavar="FILE", help="YAML file or directory")
+        command.add_argument(
+            "-f", "--filename", action="append", required=True, type=Path, metavar="FILE", help="YAML file or directory"
+        )
     for command in (render, validate):
         command.add_argument("--bundled-runtimes", action="store_true", help="also resolve runtimeRefs to the bundled runtimes/")
     render.add_argument("--seed", help="derive MPI SSH keys from this seed (reproducible output; never for production)")
     render.add_argument("--no-snapshot", action="store_true", help="omit the <job>-runtime-snapshot ConfigMap")
     render.add_argument("--multikueue-jobset", action="store_true", help="render MultiKueue TrainJobs as JobSets managed by MultiKueue")
-    validate.add_argument("--old", action="append", metavar="FILE", help="the TrainJobs before the update")
-    status.add_argument("--now", help="the time to evaluate deadlines at (RFC 3339; default: now)")
+    validate.add_argument("--old", action="append", type=Path, metavar="FILE", help="the TrainJobs before the update")
+    status.add_argument("--now", type=_moment, help="the time to evaluate deadlines at (RFC 3339; default: now)")
     return parser
+
+
+def _moment(text: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an RFC 3339 time such as 2026-01-02T03:04:05Z") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
 def _runtimes(models: list[Any], with_bundled: bool) -> list[Any]:
@@ -95,7 +106,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
 def run_status(args: argparse.Namespace) -> int:
     models = load(args.filename)
-    now = datetime.fromisoformat(args.now.replace("Z", "+00:00")) if args.now else datetime.now(timezone.utc)
+    now = args.now or datetime.now(timezone.utc)
     jobsets = {(model.metadata.namespace or "", model.metadata.name): model for model in models if isinstance(model, JobSet)}
     documents = []
     for trainjob in _trainjobs(models):

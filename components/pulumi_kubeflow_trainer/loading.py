@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Union
 
@@ -84,7 +84,12 @@ def _manifests(source: Any) -> Iterable[tuple[Any, str]]:
 
 
 def _looks_like_path(text: str) -> bool:
-    return "\n" not in text and ":" not in text.split("/")[0] and Path(text).exists()
+    if "\n" in text or ":" in text.split("/")[0]:
+        return False
+    try:
+        return Path(text).exists()
+    except (OSError, ValueError):  # too long for a file name, or not one at all: YAML text
+        return False
 
 
 def _from_path(path: Path) -> Iterable[tuple[Any, str]]:
@@ -110,4 +115,41 @@ def _from_text(text: str, name: str) -> Iterable[tuple[Any, str]]:
     for number, document in enumerate(documents, start=1):
         if document is None:
             continue
-        yield document, f"{name}#{number}" if name else f"document {number}"
+        where = f"{name}#{number}" if name else f"document {number}"
+        problem = _shape_problem(document)
+        if problem:
+            raise ManifestError(f"{where}: {problem}")
+        yield document, where
+
+
+MAX_DEPTH = 100  # far beyond any real manifest (a JobSet template nests about 15 levels)
+
+
+def _shape_problem(document: Any) -> str:
+    """What keeps a YAML document from being a JSON object: a node containing itself through an alias,
+    or nesting too deep to process. Iterative, so deep documents cannot exhaust the stack."""
+    path: set[int] = set()
+    stack: list[tuple[Any, Iterator[Any]]] = []
+
+    def enter(node: Any) -> str:
+        if id(node) in path:
+            return "a YAML alias refers to an enclosing node; such a document has no JSON form"
+        if len(stack) >= MAX_DEPTH:
+            return f"the document nests deeper than {MAX_DEPTH} levels"
+        path.add(id(node))
+        stack.append((node, iter(node.values() if isinstance(node, dict) else node)))
+        return ""
+
+    problem = enter(document) if isinstance(document, (dict, list)) else ""
+    while stack and not problem:
+        node, children = stack[-1]
+        child = next(children, _DONE)
+        if child is _DONE:
+            path.discard(id(node))
+            stack.pop()
+        elif isinstance(child, (dict, list)):
+            problem = enter(child)
+    return problem
+
+
+_DONE = object()

@@ -17,9 +17,12 @@ def timestamp(moment: datetime) -> str:
 
 
 def _parse_time(text: str | None) -> datetime | None:
-    if not text:
+    """An RFC 3339 time; None when absent or unreadable (the deadline then has no start)."""
+    try:
+        moment = datetime.fromisoformat(str(text).replace("Z", "+00:00")) if text else None
+    except ValueError:
         return None
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return moment.replace(tzinfo=timezone.utc) if moment and moment.tzinfo is None else moment
 
 
 def find_condition(conditions: list[Manifest], kind: str) -> Manifest | None:
@@ -49,7 +52,7 @@ def compute_status(trainjob: Manifest, jobset: Manifest | None, *, runtime_suppo
     spec = trainjob.get("spec") or {}
     status: dict[str, Any] = _copy_status(trainjob.get("status"))
     if spec.get("managedBy", c.MANAGED_BY_TRAINER) != c.MANAGED_BY_TRAINER:
-        return status
+        return _tidy(status)  # another controller owns the status: returned as it came
     conditions: list[Manifest] = status.setdefault("conditions", [])
     if not runtime_supported:
         ref = spec.get("runtimeRef") or {}

@@ -7,7 +7,12 @@ from typing import Any
 
 import yaml
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """Timestamps stay strings, as in Kubernetes, where YAML becomes JSON before it is decoded
+    (`time: 2026-01-02T03:04:05Z` in a runtime patch is a string field, not a datetime)."""
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_str)
 _BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 

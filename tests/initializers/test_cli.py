@@ -169,3 +169,41 @@ def test_the_cli_imports_neither_boto3_nor_huggingface_hub_nor_pulumi(python_exe
         [python_executable, "-c", probe], env=subprocess_env({}), capture_output=True, text=True, timeout=60
     )
     assert completed.stdout.strip() == "[]", completed.stderr
+
+
+IMPORT_BLOCKER = """
+import sys
+
+class BlockImports:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {blocked!r}:
+            raise ImportError("blocked for this test: " + name)
+
+sys.meta_path.insert(0, BlockImports())
+from pulumi_kubeflow_trainer.initializers.cli import main
+sys.exit(main(["dataset", "--output", {output!r}]))
+"""
+
+
+@pytest.mark.parametrize(
+    "scheme",
+    ["s3", "hf"],
+    ids=["an s3 run works without huggingface_hub installed", "an hf run works without boto3 installed"],
+)
+def test_each_scheme_needs_only_its_own_client_library(
+    scheme, bucket: Bucket, s3_env, fake_hub, python_executable, tmp_path: Path
+) -> None:
+    if scheme == "s3":
+        bucket.put("data/a.txt", b"a")
+        environ, blocked = {**s3_env, "STORAGE_URI": bucket.uri("data/")}, ("huggingface_hub", "httpx2", "httpx")
+    else:
+        fake_hub.add_repo("org/tiny", "dataset").add_commit({"a.txt": b"a"})
+        environ, blocked = {"STORAGE_URI": "hf://org/tiny", "HF_ENDPOINT": fake_hub.endpoint}, ("boto3", "botocore")
+    script = IMPORT_BLOCKER.format(blocked=set(blocked), output=str(tmp_path / "out"))
+
+    completed = subprocess.run(
+        [python_executable, "-c", script], env=subprocess_env(environ), capture_output=True, text=True, timeout=120
+    )
+
+    assert completed.returncode == 0, completed.stderr
+    assert (tmp_path / "out" / "a.txt").read_bytes() == b"a"

@@ -61,8 +61,14 @@ def test_settings_follow_the_env_contract(case: SettingsCase) -> None:
         ({}, "STORAGE_URI environment variable must be set"),
         ({"STORAGE_URI": "s3://bkt/p", "WORKERS": "many"}, "WORKERS must be an integer"),
         ({"STORAGE_URI": "s3://bkt/p", "WORKERS": "0"}, "WORKERS must be between 1 and 256"),
+        ({"STORAGE_URI": "s3://bkt/p", "ENDPOINT": "minio:9000"}, "ENDPOINT must be an http:// or https:// URL"),
     ],
-    ids=["a missing STORAGE_URI is refused", "a non-numeric WORKERS is refused", "zero workers are refused"],
+    ids=[
+        "a missing STORAGE_URI is refused",
+        "a non-numeric WORKERS is refused",
+        "zero workers are refused",
+        "an endpoint without a scheme is refused",
+    ],
 )
 def test_invalid_settings_are_refused(environ: dict[str, str], message: str) -> None:
     with pytest.raises(ConfigurationError, match=message):

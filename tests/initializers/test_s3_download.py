@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from pulumi_kubeflow_trainer.initializers.errors import TransferError
+from pulumi_kubeflow_trainer.initializers.s3_transfer import CHUNK_SIZE
 from pulumi_kubeflow_trainer.initializers.safe_paths import JOURNAL_NAME, MANIFEST_NAME, STAGING_DIR_NAME
 
 from .conftest import Bucket, make_s3_source, run_in_process, tree_of
@@ -189,7 +191,7 @@ def test_files_already_on_disk_are_adopted_when_their_md5_matches_the_etag(bucke
 
 
 def test_a_connection_dropped_mid_stream_resumes_from_the_last_byte(bucket: Bucket, s3_env, tmp_path: Path) -> None:
-    content = os.urandom(3 * MIB)
+    content = os.urandom(2 * CHUNK_SIZE + 5)
     bucket.put("data/blob.bin", content)
     source, gets = make_s3_source(s3_env, bucket.uri("data/"), tmp_path / "out")
 
@@ -201,7 +203,7 @@ def test_a_connection_dropped_mid_stream_resumes_from_the_last_byte(bucket: Buck
     source.download()
 
     assert (tmp_path / "out" / "blob.bin").read_bytes() == content
-    assert [call.get("Range") for call in gets.calls] == [None, f"bytes={MIB}-{3 * MIB - 1}"]
+    assert [call.get("Range") for call in gets.calls] == [None, f"bytes={CHUNK_SIZE}-{len(content) - 1}"]
 
 
 class BodyThatBreaks:
@@ -218,6 +220,35 @@ class BodyThatBreaks:
             if index == self._after_chunks:
                 raise ResponseStreamingError(error="connection reset by peer (simulated)")
             yield chunk
+
+    def close(self) -> None:
+        self._body.close()
+
+
+def test_content_that_does_not_match_a_single_part_etag_is_not_kept(bucket: Bucket, s3_env, tmp_path: Path) -> None:
+    bucket.put("data/a.txt", b"original bytes")
+    source, _ = make_s3_source(s3_env, bucket.uri("data/"), tmp_path / "out")
+
+    def corrupt(parsed: dict, **_: object) -> None:
+        parsed["Body"] = BodyThatFlipsBytes(parsed["Body"])
+
+    source.client().meta.events.register("after-call.s3.GetObject", corrupt)
+    with pytest.raises(TransferError, match="'data/a.txt': downloaded content does not match the MD5 in its ETag"):
+        source.download()
+
+    assert not (tmp_path / "out" / "a.txt").exists()
+    assert not (tmp_path / "out" / STAGING_DIR_NAME).exists()
+
+
+class BodyThatFlipsBytes:
+    """A StreamingBody whose bytes arrive altered but complete, as with corruption in transit."""
+
+    def __init__(self, body) -> None:
+        self._body = body
+
+    def iter_chunks(self, chunk_size: int):
+        for chunk in self._body.iter_chunks(chunk_size):
+            yield bytes(byte ^ 0xFF for byte in chunk)
 
     def close(self) -> None:
         self._body.close()

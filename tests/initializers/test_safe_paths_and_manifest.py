@@ -127,3 +127,25 @@ def test_a_journal_left_by_a_killed_run_is_replayed_and_a_torn_line_ignored(tmp_
 def test_a_corrupt_manifest_is_treated_as_empty(tmp_path: Path) -> None:
     (tmp_path / MANIFEST_NAME).write_text("{not json")
     assert ChecksumManifest.load(tmp_path).entries == {}
+
+
+def test_progress_lines_are_throttled_to_one_per_interval() -> None:
+    import io
+
+    from pulumi_kubeflow_trainer.initializers.progress import TransferProgress
+
+    now = [0.0]
+    stream = io.StringIO()
+    progress = TransferProgress("dataset", 10, 10 * 1024, stream, interval=5.0, clock=lambda: now[0])
+    for _ in range(10):
+        now[0] += 1.0
+        progress.add_bytes(1024)
+        progress.file_done()
+    progress.finish()
+
+    lines = stream.getvalue().splitlines()
+    assert lines == [
+        "[dataset] 4/10 files, 5.0 KiB/10.0 KiB, 1.0 KiB/s",
+        "[dataset] 9/10 files, 10.0 KiB/10.0 KiB, 1.0 KiB/s",
+        "[dataset] downloaded 10/10 files, 10.0 KiB/10.0 KiB, 1.0 KiB/s in 10.0s",
+    ]

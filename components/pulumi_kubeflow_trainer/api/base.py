@@ -11,10 +11,12 @@ from pydantic.alias_generators import to_camel
 class KubeModel(BaseModel):
     """A Kubernetes-shaped model: snake_case in Python, camelCase in YAML.
 
-    Unknown fields are rejected, as the API server does for a structural CRD schema.
+    Unknown fields are rejected, as the API server does for a structural CRD schema, and so are values
+    of the wrong JSON type (`numNodes: "3"`, `suspend: "true"`): the API server does not coerce them.
     """
 
     model_config = ConfigDict(
+        strict=True,
         alias_generator=to_camel,
         validate_by_name=True,
         validate_by_alias=True,

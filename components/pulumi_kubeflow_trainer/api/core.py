@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, Field
+from pydantic import BeforeValidator, Field, field_validator
 
 from .base import KubeModel, OpenKubeModel
 from .quantity import canonical
+from .rules import require_unique
 
 
 def _quantity(value: Any) -> str:
@@ -84,6 +85,26 @@ class Container(OpenKubeModel):
     volume_mounts: list[VolumeMount] | None = None
     resources: ResourceRequirements | None = None
 
+    # The list-maps of the CRD schema: a key may appear once (ports are keyed with their defaulted protocol).
+    @field_validator("env")
+    @classmethod
+    def _unique_env(cls, env: list[EnvVar] | None) -> list[EnvVar] | None:
+        require_unique(env, lambda var: var.name, "name")
+        return env
+
+    @field_validator("volume_mounts")
+    @classmethod
+    def _unique_mounts(cls, mounts: list[VolumeMount] | None) -> list[VolumeMount] | None:
+        require_unique(mounts, lambda mount: mount.mount_path, "mountPath")
+        return mounts
+
+    @field_validator("ports")
+    @classmethod
+    def _unique_ports(cls, ports: list[ContainerPort] | None) -> list[ContainerPort] | None:
+        key = lambda port: (port.container_port, (port.model_extra or {}).get("protocol") or "TCP")  # noqa: E731
+        require_unique(ports, key, "containerPort and protocol")
+        return ports
+
 
 class Volume(OpenKubeModel):
     name: str = Field(min_length=1)
@@ -96,6 +117,12 @@ class PodSpec(OpenKubeModel):
     overhead: ResourceList | None = None
     resources: ResourceRequirements | None = None
     priority_class_name: str | None = None
+
+    @field_validator("containers", "init_containers", "volumes")
+    @classmethod
+    def _unique_names(cls, items: list[Any] | None) -> list[Any] | None:
+        require_unique(items, lambda item: item.name, "name")
+        return items
 
 
 class PodTemplateSpec(KubeModel):

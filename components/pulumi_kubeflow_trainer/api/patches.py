@@ -11,14 +11,26 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from .base import KubeModel
-from .core import EnvVar, TemplateMeta
+from .core import EnvVar, LocalObjectReference, TemplateMeta, Volume, VolumeMount
 from .rules import require_unique
+
+
+class SchedulingGate(KubeModel):
+    name: str
+
+
+class Toleration(KubeModel):
+    key: str | None = None
+    operator: str | None = None
+    value: str | None = None
+    effect: str | None = None
+    toleration_seconds: int | None = None
 
 
 class ContainerPatch(KubeModel):
     name: str = Field(min_length=1, max_length=253)
     env: list[EnvVar] | None = Field(default=None, max_length=128)
-    volume_mounts: list[dict[str, Any]] | None = Field(default=None, max_length=128)
+    volume_mounts: list[VolumeMount] | None = Field(default=None, max_length=128)
     security_context: dict[str, Any] | None = None
 
     @field_validator("env")
@@ -29,28 +41,28 @@ class ContainerPatch(KubeModel):
 
     @field_validator("volume_mounts")
     @classmethod
-    def _unique_mounts(cls, mounts: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
-        require_unique(mounts, lambda mount: mount.get("name"), "name")
+    def _unique_mounts(cls, mounts: list[VolumeMount] | None) -> list[VolumeMount] | None:
+        require_unique(mounts, lambda mount: mount.name, "name")  # the CRD keys them by name (§7.11)
         return mounts
 
 
 class PodSpecPatch(KubeModel):
     service_account_name: str | None = Field(default=None, max_length=253)
-    volumes: list[dict[str, Any]] | None = Field(default=None, max_length=128)
+    volumes: list[Volume] | None = Field(default=None, max_length=128)
     init_containers: list[ContainerPatch] | None = Field(default=None, max_length=64)
     containers: list[ContainerPatch] | None = Field(default=None, max_length=64)
-    image_pull_secrets: list[dict[str, Any]] | None = Field(default=None, max_length=64)
+    image_pull_secrets: list[LocalObjectReference] | None = Field(default=None, max_length=64)
     security_context: dict[str, Any] | None = None
     node_selector: dict[str, str] | None = None
     affinity: dict[str, Any] | None = None
-    tolerations: list[dict[str, Any]] | None = Field(default=None, max_length=128)
-    scheduling_gates: list[dict[str, Any]] | None = Field(default=None, max_length=16)
+    tolerations: list[Toleration] | None = Field(default=None, max_length=128)
+    scheduling_gates: list[SchedulingGate] | None = Field(default=None, max_length=16)
     termination_grace_period_seconds: int | None = Field(default=None, ge=0)
 
     @field_validator("volumes", "image_pull_secrets", "scheduling_gates")
     @classmethod
-    def _named_and_unique(cls, items: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
-        require_unique(items, lambda item: item.get("name"), "name")
+    def _named_and_unique(cls, items: list[Any] | None) -> list[Any] | None:
+        require_unique(items, lambda item: item.name, "name")
         return items
 
     @field_validator("containers", "init_containers")

@@ -24,6 +24,9 @@ class EnvInjectionTarget(KubeModel):
     @classmethod
     def _not_the_node_container(cls, names: list[str]) -> list[str]:
         require_unique(names, lambda name: name, "container name")
+        for index, name in enumerate(names):
+            if len(name) > 63:
+                raise rule_error(f"Too long: may not be more than 63 bytes, has {len(name)}", path=f"[{index}]")
         if c.NODE in names:
             raise rule_error(
                 f"Invalid value: {show(names)}: containerNames must not include the main node container "
@@ -57,13 +60,6 @@ class MPIMLPolicySource(KubeModel):
     def _at_least_one(cls, value: int) -> int:
         if value < 1:
             raise rule_error(f"Invalid value: {value}: NumProcPerNode in mpiPolicy must be >= 1")
-        return value
-
-    @field_validator("mpi_implementation")
-    @classmethod
-    def _known_implementation(cls, value: str) -> str:
-        if value not in MPI_IMPLEMENTATIONS_KEP:
-            raise rule_error(f'Unsupported value: {show(value)}: supported values: "OpenMPI", "Intel", "MPICH"')
         return value
 
 
@@ -125,14 +121,6 @@ class TrainingRuntimeSpec(KubeModel):
     pod_group_policy: PodGroupPolicy | None = None
     template: JobSetTemplateSpec = Field(default_factory=JobSetTemplateSpec)
 
-    @model_validator(mode="after")
-    def _unique_replicated_jobs(self) -> TrainingRuntimeSpec:
-        jobs = self.template.spec.replicated_jobs if self.template.spec else None
-        require_unique(jobs, lambda job: job.name, "name")
-        for job in jobs or []:
-            require_unique(job.depends_on, lambda dependency: dependency.name, "name")
-        return self
-
 
 class _RuntimeBase(KubeModel):
     api_version: str
@@ -154,12 +142,15 @@ class _RuntimeBase(KubeModel):
         return metadata
 
     @model_validator(mode="after")
-    def _upstream_mpi_is_openmpi(self) -> _RuntimeBase:
+    def _known_mpi_implementation(self) -> _RuntimeBase:
+        """The CRD enum of the object's apiVersion: upstream's has OpenMPI only, the KEP's adds Intel and MPICH."""
         mpi = self.spec.ml_policy.mpi if self.spec.ml_policy else None
-        if self.api_version == c.API_VERSION_UPSTREAM and mpi and mpi.mpi_implementation not in MPI_IMPLEMENTATIONS_UPSTREAM:
+        allowed = MPI_IMPLEMENTATIONS_UPSTREAM if self.api_version == c.API_VERSION_UPSTREAM else MPI_IMPLEMENTATIONS_KEP
+        if mpi is not None and mpi.mpi_implementation not in allowed:
+            kep_only = mpi.mpi_implementation in MPI_IMPLEMENTATIONS_KEP
+            hint = f" (Intel and MPICH need apiVersion {c.API_VERSION_KEP})" if kep_only else ""
             raise rule_error(
-                f'Unsupported value: {show(mpi.mpi_implementation)}: supported values: "OpenMPI", "" '
-                f"(Intel and MPICH need apiVersion {c.API_VERSION_KEP})",
+                f"Unsupported value: {show(mpi.mpi_implementation)}: supported values: {', '.join(map(show, allowed))}{hint}",
                 path="spec.mlPolicy.mpi.mpiImplementation",
             )
         return self

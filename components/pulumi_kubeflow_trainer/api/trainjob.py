@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from . import constants as c
 from .base import KubeModel
@@ -96,10 +96,42 @@ class JobStatus(KubeModel):
     suspended: int = Field(ge=0)
 
 
+class TrainerMetric(KubeModel):
+    name: str = Field(min_length=1, max_length=64)
+    value: str = Field(min_length=1, max_length=64)
+
+
+class TrainerStatus(KubeModel):
+    """What the training runtime reports (alpha, feature gate TrainJobStatus)."""
+
+    progress_percentage: int | None = Field(default=None, ge=0, le=100)
+    estimated_remaining_seconds: int | None = Field(default=None, ge=0)
+    metrics: list[TrainerMetric] | None = Field(default=None, max_length=256)
+    last_updated_time: str | None = None
+
+    @model_validator(mode="after")
+    def _updated_time_required(self) -> TrainerStatus:
+        if self.last_updated_time is None:
+            raise rule_error("Required value: lastUpdatedTime is required when trainerStatus is present")
+        return self
+
+
 class TrainJobStatus(KubeModel):
     conditions: list[Condition] | None = Field(default=None, max_length=8)
     jobs_status: list[JobStatus] | None = Field(default=None, max_length=100)
-    trainer_status: dict[str, Any] | None = None
+    trainer_status: TrainerStatus | None = None
+
+    @field_validator("conditions")
+    @classmethod
+    def _unique_types(cls, conditions: list[Condition] | None) -> list[Condition] | None:
+        require_unique(conditions, lambda condition: condition.type, "type")
+        return conditions
+
+    @field_validator("jobs_status")
+    @classmethod
+    def _unique_jobs(cls, jobs: list[JobStatus] | None) -> list[JobStatus] | None:
+        require_unique(jobs, lambda job: job.name, "name")
+        return jobs
 
 
 class TrainJobSpec(KubeModel):

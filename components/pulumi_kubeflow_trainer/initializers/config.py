@@ -85,6 +85,14 @@ def _non_empty(environ: Mapping[str, str], name: str) -> str | None:
     return value if value else None
 
 
+def _endpoint_url(environ: Mapping[str, str], name: str) -> str | None:
+    """An endpoint must be a URL: boto3 would otherwise fail with a less helpful message."""
+    value = _non_empty(environ, name)
+    if value is not None and not value.startswith(("http://", "https://")):
+        raise ConfigurationError(f"{name} must be an http:// or https:// URL, got {value!r}")
+    return value
+
+
 def load_settings(
     kind: str,
     environ: Mapping[str, str] | None = None,
@@ -108,11 +116,11 @@ def load_settings(
         ignore_patterns=parse_pattern_list(environ.get("IGNORE_PATTERNS")),
         allow_patterns=parse_pattern_list(environ.get("ALLOW_PATTERNS")),
         revision=_non_empty(environ, "REVISION"),
-        endpoint=_non_empty(environ, "ENDPOINT"),
+        endpoint=_endpoint_url(environ, "ENDPOINT"),
         region=_non_empty(environ, "REGION"),
         role_arn=_non_empty(environ, "ROLE_ARN"),
-        sts_endpoint=_non_empty(environ, "STS_ENDPOINT"),
-        hf_endpoint=_non_empty(environ, "HF_ENDPOINT"),
+        sts_endpoint=_endpoint_url(environ, "STS_ENDPOINT"),
+        hf_endpoint=_endpoint_url(environ, "HF_ENDPOINT"),
         access_key_id=_non_empty(environ, "ACCESS_KEY_ID"),
         secret_access_key=_non_empty(environ, "SECRET_ACCESS_KEY"),
         session_token=_non_empty(environ, "SESSION_TOKEN"),

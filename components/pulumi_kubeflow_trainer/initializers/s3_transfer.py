@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-import queue
 import random
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -69,45 +67,6 @@ class FileDigests:
     def md5_hex(self) -> str | None:
         return self.md5.hexdigest() if self.md5 is not None else None
 
-    def finish(self) -> FileDigests:
-        return self
-
-    def abandon(self) -> None:
-        pass
-
-
-class BackgroundDigests(FileDigests):
-    """FileDigests fed through a queue to a thread of their own.
-
-    hashlib releases the GIL on large buffers, so for big objects hashing overlaps with
-    receiving the next chunk instead of adding to the download time.
-    """
-
-    _DONE = b""
-
-    def __init__(self, with_md5: bool) -> None:
-        super().__init__(with_md5)
-        self._chunks: queue.Queue[bytes | None] = queue.Queue(maxsize=4)
-        self._thread = threading.Thread(target=self._consume, name="digest", daemon=True)
-        self._thread.start()
-
-    def _consume(self) -> None:
-        while (chunk := self._chunks.get()) is not None:
-            super().update(chunk)
-
-    def update(self, chunk: bytes) -> None:
-        if chunk:
-            self._chunks.put(chunk)
-
-    def finish(self) -> FileDigests:
-        self._chunks.put(None)
-        self._thread.join()
-        return self
-
-    def abandon(self) -> None:
-        if self._thread.is_alive():
-            self.finish()
-
 
 def hash_file_descriptor(descriptor: int, size: int, with_md5: bool) -> FileDigests:
     """Digest an open file from offset 0 without moving a shared file position."""
@@ -123,6 +82,8 @@ def hash_file_descriptor(descriptor: int, size: int, with_md5: bool) -> FileDige
 
 
 def _mid_stream_errors() -> tuple[type[BaseException], ...]:
+    """Failures while a body is being read. Failures to connect are not here: botocore has
+    already retried those (BOTO_RETRY_ATTEMPTS), and retrying again would only delay the error."""
     from botocore import exceptions as botocore_errors
     from urllib3 import exceptions as urllib3_errors
 
@@ -131,7 +92,6 @@ def _mid_stream_errors() -> tuple[type[BaseException], ...]:
         botocore_errors.IncompleteReadError,
         botocore_errors.ReadTimeoutError,
         botocore_errors.ConnectionClosedError,
-        botocore_errors.EndpointConnectionError,
         urllib3_errors.ProtocolError,
         urllib3_errors.ReadTimeoutError,
         ConnectionError,

@@ -54,7 +54,10 @@ RESERVED_ENV = frozenset(
 
 
 def _hostfile_line(implementation: str, endpoint: str, slots: int) -> str:
-    return f"{endpoint} slots={slots}\n" if implementation == "OpenMPI" else f"{endpoint}:{slots}\n"
+    """OpenMPI's `host slots=n`, mpi-operator's `host:n` for Intel and MPICH; nothing otherwise, as upstream."""
+    if implementation == "OpenMPI":
+        return f"{endpoint} slots={slots}\n"
+    return f"{endpoint}:{slots}\n" if implementation in ("Intel", "MPICH") else ""
 
 
 def secret_name(trainjob: TrainJob) -> str:

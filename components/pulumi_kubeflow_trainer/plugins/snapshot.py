@@ -27,7 +27,8 @@ class RuntimeSnapshotPlugin:
             return []
         cache = info.compiled.cache
         if DATA_KEY not in cache:  # one YAML dump per runtime, however many TrainJobs use it
-            cache[DATA_KEY] = dump(info.runtime.to_manifest())
+            # kind has a default, so a runtime built in Python may not carry it in its manifest
+            cache[DATA_KEY] = dump({"kind": info.runtime.kind, **info.runtime.to_manifest()})
         return [
             {
                 "apiVersion": "v1",
