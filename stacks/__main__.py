@@ -40,10 +40,21 @@ def cluster_provider() -> k8s.Provider:
 provider = cluster_provider()
 options = pulumi.ResourceOptions(provider=provider)
 spec = EXAMPLES[example].build(namespace=config.get("namespace") or "default")
-runtimes = {name: ClusterTrainingRuntime.bundled(name, opts=options) for name in spec["runtimes"]}
+deploy = config.get_bool("deployRuntimes")
+deploy = spec.get("deploy_runtimes", False) if deploy is None else deploy
+runtimes = {name: ClusterTrainingRuntime.bundled(name, deploy=deploy, opts=options) for name in spec["runtimes"]}
 pulumi.export("runtimes", {name: runtime.manifest for name, runtime in runtimes.items()})
+
+
+def resized_trainer(manifest: dict) -> dict | None:
+    """Stack config `numNodes` resizes the example without editing code (None: as written)."""
+    num_nodes = config.get_int("numNodes")
+    return None if num_nodes is None else {**manifest["spec"]["trainer"], "numNodes": num_nodes}
+
+
 for manifest in spec["trainjobs"]:
     name = manifest["metadata"]["name"]
-    job = TrainJob(name, manifest, runtime=runtimes[manifest["spec"]["runtimeRef"]["name"]], opts=options)
+    runtime = runtimes[manifest["spec"]["runtimeRef"]["name"]]
+    job = TrainJob(name, manifest, runtime=runtime, trainer=resized_trainer(manifest), suspend=config.get_bool("suspend"), opts=options)
     pulumi.export(f"{name}_jobset", job.jobset_name)
     pulumi.export(f"{name}_conditions", job.conditions)

@@ -8,4 +8,6 @@ from pulumi_kubeflow_trainer.blueprints import bundled_runtimes
 
 
 def build(namespace: str = "default") -> dict[str, Any]:
-    return {"runtimes": [runtime.name for runtime in bundled_runtimes()], "trainjobs": []}
+    # The platform stack also writes the runtime objects, for clusters (or GitOps repos) that run the
+    # upstream Trainer controller or SDK; the other stacks only use runtimes as blueprints.
+    return {"runtimes": [runtime.name for runtime in bundled_runtimes()], "trainjobs": [], "deploy_runtimes": True}
