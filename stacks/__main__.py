@@ -30,7 +30,8 @@ def cluster_provider() -> k8s.Provider:
     kubernetes = pulumi.Config("kubernetes")
     if kubernetes.get("kubeconfig") or kubernetes.get("context"):
         return k8s.Provider("cluster", kubeconfig=kubernetes.get("kubeconfig"), context=kubernetes.get("context"))
-    directory = config.get("renderDir") or str(Path("out") / pulumi.get_stack())
+    # Relative to the checkout, not to stacks/ where the program runs.
+    directory = config.get("renderDir") or str(Path(__file__).resolve().parents[1] / "out" / pulumi.get_stack())
     # The SDK would pass $KUBECONFIG to the provider, which render mode refuses; no cluster is used here.
     os.environ.pop("KUBECONFIG", None)
     pulumi.export("rendered_to", str(Path(directory).resolve()))
@@ -43,7 +44,10 @@ spec = EXAMPLES[example].build(namespace=config.get("namespace") or "default")
 deploy = config.get_bool("deployRuntimes")
 deploy = spec.get("deploy_runtimes", False) if deploy is None else deploy
 runtimes = {name: ClusterTrainingRuntime.bundled(name, deploy=deploy, opts=options) for name in spec["runtimes"]}
-pulumi.export("runtimes", {name: runtime.manifest for name, runtime in runtimes.items()})
+if deploy:  # the platform stack: other stacks (and GitOps) read the runtimes from its outputs
+    pulumi.export("runtimes", {name: runtime.manifest for name, runtime in runtimes.items()})
+else:
+    pulumi.export("runtimes", sorted(runtimes))
 
 
 def resized_trainer(manifest: dict) -> dict | None:
