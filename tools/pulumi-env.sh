@@ -20,6 +20,7 @@
 _kft_env_main() {
     local bin="${1:-${PULUMI_KFT_BIN:-}}"
     local here envfile
+    # shellcheck disable=SC2296  # ${(%):-%x} is zsh's "path of the sourced file"
     if [ -n "${BASH_SOURCE:-}" ]; then here="${BASH_SOURCE[0]}"; else here="${(%):-%x}"; fi
     here="$(cd "$(dirname "$here")" && pwd)"
     envfile="$here/pulumi-offline.env"
@@ -71,6 +72,7 @@ _kft_env_main() {
 # Replace every ${NAME} in $1 by the value of NAME; no eval, so values are never executed.
 _kft_expand() {
     local rest="$1" out="" name
+    # shellcheck disable=SC2016  # a literal '${' is what we look for
     while [[ "$rest" == *'${'*'}'* ]]; do
         out="$out${rest%%\$\{*}"
         rest="${rest#*\$\{}"

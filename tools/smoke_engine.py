@@ -219,11 +219,22 @@ class Scenario:
         return f"change_summary={dict(res.change_summary)}"
 
     def secret_encrypted(self) -> str:
-        plaintext = self.stack.outputs()["token"].value  # outputs() reads with --show-secrets
-        deployment = self.stack.export_stack().deployment
-        dumped = json.dumps(deployment)
-        if plaintext in dumped:
-            raise AssertionError("plaintext token found in exported state")
+        # The Automation API's export_stack() passes --show-secrets (its envelopes say
+        # "plaintext"), so export through the CLI without it, as a user would, and also read the
+        # checkpoint file of the DIY backend: both must hold only ciphertext for the token.
+        plaintext = self.stack.outputs()["token"].value  # outputs() also uses --show-secrets
+        exported = subprocess.run(
+            [str(self.bin_dir / "pulumi"), "stack", "export", "--stack", STACK, "--non-interactive"],
+            cwd=self.stack.workspace.work_dir, env=self.env, check=True,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        ).stdout
+        deployment = json.loads(exported)["deployment"]
+        state_files = list((self.root / "state").rglob(f"{STACK}.json"))
+        if len(state_files) != 1:
+            raise AssertionError(f"expected one checkpoint file, found {state_files}")
+        for where, text in (("stack export", exported), (str(state_files[0]), state_files[0].read_text())):
+            if plaintext in text:
+                raise AssertionError(f"plaintext token found in {where}")
         dyn = [r for r in deployment["resources"] if r["type"].startswith("pulumi-python:dynamic")]
         if len(dyn) != 1:
             raise AssertionError(f"expected 1 dynamic resource in state, found {len(dyn)}")
@@ -233,7 +244,8 @@ class Scenario:
         stack_out = next(r for r in deployment["resources"] if r["type"] == "pulumi:pulumi:Stack")
         if "ciphertext" not in json.dumps(stack_out["outputs"].get("token")):
             raise AssertionError("stack output 'token' is not encrypted")
-        return f"token ciphertext {tok['ciphertext'][:16]}...; plaintext absent"
+        return (f"token = ciphertext {tok['ciphertext'][:16]}...; plaintext absent from "
+                f"`pulumi stack export` and {state_files[0].name}")
 
     def destroy(self) -> str:
         res = self.stack.destroy(on_output=self.out, color="never")
@@ -256,6 +268,19 @@ class Scenario:
             step(f"{prefix} preview again: zero changes", self.preview_no_changes)
             step(f"{prefix} state export: secret is ciphertext", self.secret_encrypted)
         step(f"{prefix} destroy", self.destroy)
+        self.report_warnings()
+
+    def report_warnings(self) -> None:
+        """Informational: distinct engine warnings seen (e.g. provider version mismatch)."""
+        self.log.close()
+        seen = []
+        for line in (self.root / "pulumi.log").read_text().splitlines():
+            if "warning:" in line:
+                msg = line.split("warning:", 1)[1].strip()
+                if msg not in seen:
+                    seen.append(msg)
+        for msg in seen:
+            print(f"note  [{self.mode}] engine warning: {msg}")
 
 
 def main() -> int:
@@ -279,9 +304,11 @@ def main() -> int:
                 "PULUMI_HOME": str(root / "pulumi-home"),
                 "PULUMI_BACKEND_URL": f"file://{root / 'state'}",
                 "PULUMI_CONFIG_PASSPHRASE": "smoke-test-passphrase",
-                # no cluster: make sure no kubeconfig of the machine is picked up
-                "KUBECONFIG": str(root / "no-such-kubeconfig"),
             })
+            # The SDK turns $KUBECONFIG into the provider's `kubeconfig` input, which render mode
+            # rejects ("kubeconfig" arg is not compatible with "renderYamlToDirectory").
+            env.pop("KUBECONFIG", None)
+            os.environ.pop("KUBECONFIG", None)
             (root / "state").mkdir()
             Scenario(mode, root, env, bin_dir).run()
     finally:

@@ -38,7 +38,7 @@ def runtime_key(runtime: Runtime) -> tuple[str, str, str]:
     return (runtime.kind, namespace, runtime.name)
 
 
-class _RuntimeComponent(pulumi.ComponentResource):
+class RuntimeComponent(pulumi.ComponentResource):
     kind: ClassVar[str]
     model_type: ClassVar[type]
 
@@ -98,27 +98,27 @@ class _RuntimeComponent(pulumi.ComponentResource):
         return model
 
     @classmethod
-    def from_file(cls, path: str | Path, *, name: str | None = None, **kwargs: Any) -> _RuntimeComponent:
+    def from_file(cls, path: str | Path, *, name: str | None = None, **kwargs: Any) -> RuntimeComponent:
         """A component from a runtime YAML file (such as the bundled `runtimes/*.yaml`)."""
         text = Path(path).read_text()
         return cls(name or Path(path).stem, text, **kwargs)
 
     @classmethod
-    def bundled(cls, runtime_name: str, *, name: str | None = None, **kwargs: Any) -> _RuntimeComponent:
+    def bundled(cls, runtime_name: str, *, name: str | None = None, **kwargs: Any) -> RuntimeComponent:
         """A component from one of the runtimes bundled with this library, by `metadata.name`."""
         from ..blueprints import bundled_runtime
 
         return cls(name or runtime_name, bundled_runtime(runtime_name).to_manifest(), **kwargs)
 
 
-class ClusterTrainingRuntime(_RuntimeComponent):
+class ClusterTrainingRuntime(RuntimeComponent):
     """A cluster-scoped runtime: TrainJobs of every namespace may use it."""
 
     kind = c.CLUSTER_TRAINING_RUNTIME_KIND
     model_type = ClusterRuntimeModel
 
 
-class TrainingRuntime(_RuntimeComponent):
+class TrainingRuntime(RuntimeComponent):
     """A namespaced runtime: only TrainJobs of its namespace may use it."""
 
     kind = c.TRAINING_RUNTIME_KIND

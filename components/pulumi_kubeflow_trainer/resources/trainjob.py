@@ -22,7 +22,7 @@ from . import children
 from .errors import invalid_input
 from .inputs import as_manifest, merge_into
 from .placeholders import Placeholders
-from .runtime import TYPE_PREFIX, _RuntimeComponent, declared_runtimes, runtime_key
+from .runtime import TYPE_PREFIX, RuntimeComponent, declared_runtimes, runtime_key
 from .record import TrainJobRecord
 from .sshkey import MPISSHKey
 
@@ -187,7 +187,7 @@ class TrainJob(pulumi.ComponentResource):
 def _runtime_model(runtime: Any) -> Runtime | None:
     if runtime is None or isinstance(runtime, (TrainingRuntime, ClusterTrainingRuntime)):
         return runtime
-    if isinstance(runtime, _RuntimeComponent):
+    if isinstance(runtime, RuntimeComponent):
         return runtime.model
     model = parse(as_manifest(runtime, "runtime"), "runtime")
     if not isinstance(model, (TrainingRuntime, ClusterTrainingRuntime)):
