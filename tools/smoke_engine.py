@@ -255,6 +255,8 @@ class Scenario:
         if left:
             raise AssertionError(f"rendered files left after destroy: {left}")
         self.stack.workspace.remove_stack(STACK)
+        if self.mode == "inline":  # LocalWorkspace made a temp project dir for the inline program
+            shutil.rmtree(self.stack.workspace.work_dir, ignore_errors=True)
         return f"resource_changes={res.summary.resource_changes}; rendered files removed"
 
     def run(self) -> None:
@@ -283,11 +285,27 @@ class Scenario:
             print(f"note  [{self.mode}] engine warning: {msg}")
 
 
+def install_provider_in_cache(bin_dir: Path, env: dict[str, str]) -> str:
+    """The version-exact alternative to the PATH lookup (see tools/README.md)."""
+    version = json.loads((Path(auto.__file__).parents[1].parent / "pulumi_kubernetes"
+                          / "pulumi-plugin.json").read_text())["version"]
+    subprocess.run([str(bin_dir / "pulumi"), "plugin", "install", "resource", "kubernetes", version,
+                    "--file", str(bin_dir / "pulumi-resource-kubernetes")],
+                   env=env, check=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    env["PULUMI_IGNORE_AMBIENT_PLUGINS"] = "true"
+    os.environ["PULUMI_IGNORE_AMBIENT_PLUGINS"] = "true"
+    installed = sorted(p.name for p in (Path(env["PULUMI_HOME"]) / "plugins").iterdir())
+    return f"{installed}; PULUMI_IGNORE_AMBIENT_PLUGINS=true"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", help="bin dir with pulumi + plugins (default: run tools/bootstrap)")
     ap.add_argument("--mode", choices=["inline", "directory", "both"], default="both")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir (logs, rendered YAML)")
+    ap.add_argument("--plugin-cache", action="store_true",
+                    help="find the provider through `pulumi plugin install --file` in PULUMI_HOME "
+                         "with PULUMI_IGNORE_AMBIENT_PLUGINS=true, instead of the PATH lookup")
     args = ap.parse_args()
 
     bin_dir = Path(args.bin).resolve() if args.bin else bootstrap_bin()
@@ -310,6 +328,9 @@ def main() -> int:
             env.pop("KUBECONFIG", None)
             os.environ.pop("KUBECONFIG", None)
             (root / "state").mkdir()
+            if args.plugin_cache and not step(f"[{mode}] plugin install --file (cache route)",
+                                              lambda: install_provider_in_cache(bin_dir, env)):
+                continue
             Scenario(mode, root, env, bin_dir).run()
     finally:
         if args.keep or any(not ok for _, ok, _ in RESULTS):
