@@ -41,3 +41,12 @@ def require_unique(items: Iterable[T] | None, key: Callable[[T], Any], key_name:
                 path=f"[{index}]",
             )
         seen.add(value)
+
+
+def known_api_version(value: str) -> str:
+    """Both the upstream version and the KEP's are accepted, with the same schema."""
+    from .constants import API_VERSIONS
+
+    if value not in API_VERSIONS:
+        raise rule_error(f"Unsupported value: {show(value)}: use {' or '.join(API_VERSIONS)}")
+    return value

@@ -10,7 +10,7 @@ from . import constants as c
 from .base import KubeModel
 from .core import ObjectMeta
 from .jobset import JobSetTemplateSpec
-from .rules import require_unique, rule_error, show
+from .rules import known_api_version, require_unique, rule_error, show
 
 MPI_IMPLEMENTATIONS_UPSTREAM = ("OpenMPI", "")
 MPI_IMPLEMENTATIONS_KEP = ("OpenMPI", "Intel", "MPICH", "")
@@ -127,12 +127,7 @@ class _RuntimeBase(KubeModel):
     metadata: ObjectMeta
     spec: TrainingRuntimeSpec
 
-    @field_validator("api_version")
-    @classmethod
-    def _known_version(cls, value: str) -> str:
-        if value not in c.API_VERSIONS:
-            raise rule_error(f"Unsupported value: {show(value)}: use {' or '.join(c.API_VERSIONS)}")
-        return value
+    _known_version = field_validator("api_version")(classmethod(lambda cls, value: known_api_version(value)))
 
     @field_validator("metadata")
     @classmethod

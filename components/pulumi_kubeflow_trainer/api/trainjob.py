@@ -10,7 +10,7 @@ from pydantic import Field, field_validator, model_validator
 from . import constants as c
 from .base import KubeModel
 from .core import Condition, EnvVar, LocalObjectReference, ObjectMeta, ResourceRequirements
-from .rules import require_unique, rule_error, show
+from .rules import known_api_version, require_unique, rule_error, show
 from .patches import RuntimePatch
 
 _RFC1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
@@ -167,12 +167,7 @@ class TrainJob(KubeModel):
     spec: TrainJobSpec
     status: TrainJobStatus | None = None
 
-    @field_validator("api_version")
-    @classmethod
-    def _known_version(cls, value: str) -> str:
-        if value not in c.API_VERSIONS:
-            raise rule_error(f"Unsupported value: {show(value)}: use {' or '.join(c.API_VERSIONS)}")
-        return value
+    _known_version = field_validator("api_version")(classmethod(lambda cls, value: known_api_version(value)))
 
     @field_validator("metadata")
     @classmethod

@@ -8,8 +8,7 @@ from ..api.trainjob import TrainJob
 from ..framework.context import RenderContext
 from ..framework.info import RuntimeInfo
 from ..framework.kube import Manifest
-from .gang import mark_pod_templates, min_member, min_resources
-from .objects import child_metadata
+from .gang import mark_pod_templates, pod_group
 
 NAME = "CoScheduling"
 API_VERSION = "scheduling.x-k8s.io/v1alpha1"
@@ -27,9 +26,5 @@ class CoSchedulingPlugin:
     def build(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> list[Manifest]:
         if info.pod_group_policy is None or info.pod_group_policy.coscheduling is None:
             return []
-        spec: Manifest = {"minMember": min_member(info)}
-        resources = min_resources(info)
-        if resources:
-            spec["minResources"] = resources
-        spec["scheduleTimeoutSeconds"] = info.pod_group_policy.coscheduling.schedule_timeout_seconds
-        return [{"apiVersion": API_VERSION, "kind": "PodGroup", "metadata": child_metadata(trainjob, trainjob.name), "spec": spec}]
+        timeout = info.pod_group_policy.coscheduling.schedule_timeout_seconds
+        return [pod_group(info, API_VERSION, scheduleTimeoutSeconds=timeout)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..api.quantity import Quantity, add_resource_lists
 from ..framework.info import RuntimeInfo
 from ..framework.kube import Manifest, pod_template_of
+from .objects import child_metadata
 
 
 def min_member(info: RuntimeInfo) -> int:
@@ -17,6 +18,17 @@ def min_resources(info: RuntimeInfo) -> dict[str, str]:
         requests = pod_set.single_pod_requests()
         add_resource_lists(total, {name: quantity.times(pod_set.count) for name, quantity in requests.items()})
     return {name: str(quantity) for name, quantity in sorted(total.items())}
+
+
+def pod_group(info: RuntimeInfo, api_version: str, **fields: object) -> Manifest:
+    """A PodGroup named after the TrainJob that gangs every pod; `fields` add to its spec."""
+    spec: Manifest = {"minMember": min_member(info)}
+    resources = min_resources(info)
+    if resources:
+        spec["minResources"] = resources
+    spec.update({key: value for key, value in fields.items() if value is not None})
+    metadata = child_metadata(info.trainjob, info.trainjob.name)
+    return {"apiVersion": api_version, "kind": "PodGroup", "metadata": metadata, "spec": spec}
 
 
 def mark_pod_templates(info: RuntimeInfo, field: str, key: str, value: str) -> None:

@@ -18,7 +18,7 @@ from ..framework.errors import FieldError, PluginError
 from ..framework.info import RuntimeInfo
 from ..framework.interfaces import NO_FINDINGS, Verdict
 from ..framework.kube import Manifest, upsert_env, upsert_volume_mounts, upsert_volumes
-from .objects import child_metadata, reserved_env_error_names
+from .objects import child_metadata, reserved_env_error
 
 NAME = "MPI"
 SSH_AUTH_VOLUME = "mpi-ssh-auth"
@@ -86,15 +86,9 @@ class MPIPlugin:
                     "runLauncherAsNode does not have either launcher and node; the runtime needs both jobs for more nodes",
                 )
             )
-        reserved = reserved_env_error_names(trainjob, RESERVED_ENV)
-        if reserved:
-            verdict.errors.append(
-                FieldError(
-                    "spec.trainer.env",
-                    f"Invalid value: {show(reserved)}: must not have reserved envs, invalid envs configured: "
-                    f"[{' '.join(reserved)}]; the MPI runtime sets them",
-                )
-            )
+        reserved = reserved_env_error(trainjob, RESERVED_ENV, "MPI")
+        if reserved is not None:
+            verdict.errors.append(reserved)
         return verdict
 
     def enforce_ml_policy(self, info: RuntimeInfo, trainjob: TrainJob) -> None:

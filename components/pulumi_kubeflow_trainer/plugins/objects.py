@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from ..api.rules import show
 from ..api.trainjob import TrainJob
+from ..framework.errors import FieldError
 from ..framework.kube import Manifest
 
 
@@ -32,6 +34,14 @@ def child_metadata(trainjob: TrainJob, name: str) -> Manifest:
     return metadata
 
 
-def reserved_env_error_names(trainjob: TrainJob, reserved: frozenset[str] | set[str]) -> list[str]:
+def reserved_env_error(trainjob: TrainJob, reserved: frozenset[str], runtime: str) -> FieldError | None:
+    """The webhook's answer to env vars the framework sets itself (PET_*, OMPI_*, ...)."""
     trainer = trainjob.spec.trainer
-    return sorted({var.name for var in (trainer.env if trainer and trainer.env else []) if var.name in reserved})
+    names = sorted({var.name for var in (trainer.env if trainer and trainer.env else []) if var.name in reserved})
+    if not names:
+        return None
+    return FieldError(
+        "spec.trainer.env",
+        f"Invalid value: {show(names)}: must not have reserved envs, invalid envs configured: "
+        f"[{' '.join(names)}]; the {runtime} runtime sets them",
+    )

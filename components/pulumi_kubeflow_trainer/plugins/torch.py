@@ -13,7 +13,7 @@ from ..framework.info import PodSet, RuntimeInfo
 from ..framework.interfaces import NO_FINDINGS, Verdict
 from ..framework.kube import Manifest, env_manifests, field_ref_env, upsert_env, upsert_ports
 from . import torchtune
-from .objects import reserved_env_error_names
+from .objects import reserved_env_error
 
 NAME = "Torch"
 RESERVED_ENV = frozenset({"PET_NNODES", "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT"})
@@ -39,15 +39,9 @@ class TorchPlugin:
             return NO_FINDINGS
         verdict = Verdict()
         verdict.errors.extend(_missing_injection_targets(info))
-        reserved = reserved_env_error_names(trainjob, RESERVED_ENV)
-        if reserved:
-            verdict.errors.append(
-                FieldError(
-                    "spec.trainer.env",
-                    f"Invalid value: {show(reserved)}: must not have reserved envs, invalid envs configured: "
-                    f"[{' '.join(reserved)}]; the Torch runtime sets them",
-                )
-            )
+        reserved = reserved_env_error(trainjob, RESERVED_ENV, "Torch")
+        if reserved is not None:
+            verdict.errors.append(reserved)
         if torchtune.is_torchtune(trainjob):
             verdict.errors.extend(torchtune.validate(info, trainjob))
         return verdict

@@ -11,8 +11,7 @@ from ..framework.errors import FieldError
 from ..framework.info import RuntimeInfo
 from ..framework.interfaces import NO_FINDINGS, Verdict
 from ..framework.kube import Manifest
-from .gang import mark_pod_templates, min_member, min_resources
-from .objects import child_metadata
+from .gang import mark_pod_templates, pod_group
 
 NAME = "Volcano"
 API_VERSION = "scheduling.volcano.sh/v1beta1"
@@ -47,19 +46,16 @@ class VolcanoPlugin:
     def build(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> list[Manifest]:
         if info.pod_group_policy is None or info.pod_group_policy.volcano is None:
             return []
-        spec: Manifest = {"minMember": min_member(info)}
-        resources = min_resources(info)
-        if resources:
-            spec["minResources"] = resources
-        if info.annotations.get(QUEUE_ANNOTATION):
-            spec["queue"] = info.annotations[QUEUE_ANNOTATION]
-        priority_class = _last_priority_class(info)
-        if priority_class:
-            spec["priorityClassName"] = priority_class
         topology = info.pod_group_policy.volcano.network_topology
-        if topology is not None:
-            spec["networkTopology"] = {"mode": topology.mode, "highestTierAllowed": topology.highest_tier_allowed}
-        return [{"apiVersion": API_VERSION, "kind": "PodGroup", "metadata": child_metadata(trainjob, trainjob.name), "spec": spec}]
+        return [
+            pod_group(
+                info,
+                API_VERSION,
+                queue=info.annotations.get(QUEUE_ANNOTATION) or None,
+                priorityClassName=_last_priority_class(info),
+                networkTopology={"mode": topology.mode, "highestTierAllowed": topology.highest_tier_allowed} if topology else None,
+            )
+        ]
 
 
 def _last_priority_class(info: RuntimeInfo) -> str | None:
