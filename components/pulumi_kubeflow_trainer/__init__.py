@@ -26,6 +26,9 @@ _EXPORTS = {
     "RuntimeNotFoundError": "framework.errors",
     "FieldError": "framework.errors",
     "seeded_key_generator": "ssh",
+    "FunctionTrainer": "functions",
+    "run_local": "local",
+    "LocalRunResult": "local",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -18,6 +18,7 @@ from .framework.errors import FieldError, TrainerError, TrainJobInvalidError
 from .framework.render import Renderer
 from .framework.update_rules import validate_update
 from .loading import load
+from .local import cli as local_cli
 from .ssh import seeded_key_generator
 from .status import compute_status
 from .yamlio import dump_all
@@ -40,6 +41,7 @@ def _parser() -> argparse.ArgumentParser:
     render.add_argument("--multikueue-jobset", action="store_true", help="render MultiKueue TrainJobs as JobSets managed by MultiKueue")
     validate.add_argument("--old", action="append", type=Path, metavar="FILE", help="the TrainJobs before the update")
     status.add_argument("--now", type=_moment, help="the time to evaluate deadlines at (RFC 3339; default: now)")
+    local_cli.add_arguments(commands.add_parser("run-local", help="run a TrainJob's Pods as local processes"))
     return parser
 
 
@@ -136,7 +138,7 @@ def _warn(warnings: Sequence[str]) -> None:
         print(f"warning: {message}", file=sys.stderr)
 
 
-COMMANDS = {"render": run_render, "validate": run_validate, "status": run_status}
+COMMANDS = {"render": run_render, "validate": run_validate, "status": run_status, "run-local": local_cli.run}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -33,6 +33,14 @@ class Trainer:
     num_proc_per_node: int | None = None
     resources_per_node: Mapping[str, Any] | None = None
 
+    @classmethod
+    def from_function(cls, func: Any, **options: Any) -> Any:
+        """A trainer that runs a Python function on every node, with the runtime's launcher
+        (torchrun, mpirun, python); see `pulumi_kubeflow_trainer.functions.FunctionTrainer`."""
+        from ..functions import FunctionTrainer
+
+        return FunctionTrainer.from_function(func, **options)
+
     def to_manifest(self) -> dict[str, Any]:
         return _drop_none(
             {

@@ -15,6 +15,7 @@ from ..api.trainjob import TrainJob as TrainJobModel
 from ..framework.context import ObjectIndex, RenderContext
 from ..framework.errors import TrainerError
 from ..framework.render import Renderer
+from ..functions import FunctionTrainer
 from ..loading import parse
 from ..ssh import SSHKeyPair
 from ..status import compute_status
@@ -75,11 +76,13 @@ class TrainJob(pulumi.ComponentResource):
             if wait_for not in WAIT_FOR:
                 raise TrainerError(f"wait_for: {wait_for!r} is not one of {', '.join(WAIT_FOR)}")
             runtime_model = _runtime_model(runtime)
+            # A function trainer's command depends on the runtime's launcher: it is added once resolved.
+            function_trainer = trainer if isinstance(trainer, FunctionTrainer) else None
             overrides = {
                 "metadata.name": job_name,
                 "metadata.namespace": namespace,
                 "spec.runtimeRef.name": runtime_ref,
-                "spec.trainer": trainer,
+                "spec.trainer": None if function_trainer else trainer,
                 "spec.initializer.dataset": dataset,
                 "spec.initializer.model": model,
                 "spec.runtimePatches": runtime_patches,
@@ -90,6 +93,9 @@ class TrainJob(pulumi.ComponentResource):
             document = _trainjob_document(manifest, name, overrides, runtime_model)
             self.trainjob = parse(self._placeholders.hide(document), f"TrainJob {name}")  # type: ignore[assignment]
             runtime_model = self._resolve_runtime(runtime_model)
+            if function_trainer is not None:
+                merge_into(document, "spec.trainer", function_trainer.to_manifest(runtime_model))
+                self.trainjob = parse(self._placeholders.hide(document), f"TrainJob {name}")  # type: ignore[assignment]
             manifests = self._render(runtime_model, runtime_snapshot)
         except TrainerError as error:
             raise invalid_input(self, error) from None
