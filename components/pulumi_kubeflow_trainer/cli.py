@@ -14,7 +14,7 @@ from .api.jobset import JobSet
 from .api.runtime import ClusterTrainingRuntime, TrainingRuntime
 from .api.trainjob import TrainJob
 from .framework.context import ObjectIndex, RenderContext
-from .framework.errors import FieldError, TrainerError, TrainJobInvalidError
+from .framework.errors import FieldError, TrainerError, TrainJobInvalidError, error_lines
 from .framework.render import Renderer
 from .framework.update_rules import validate_update
 from .loading import load
@@ -145,13 +145,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except TrainJobInvalidError as invalid:
-        _warn(invalid.warnings)
-        for error in invalid.errors:
-            print(f"error: {error.describe()}", file=sys.stderr)
-        return 1
     except TrainerError as error:
-        print(f"error: {error}", file=sys.stderr)
+        _warn(getattr(error, "warnings", ()))
+        print("\n".join(error_lines(error)), file=sys.stderr)
         return 1
     except Exception as error:  # noqa: BLE001 - the CLI promises no tracebacks, whatever the input
         print(f"error: internal error ({type(error).__name__}): {error}; please report it with the input", file=sys.stderr)

@@ -69,6 +69,13 @@ class PluginRegistrationError(TrainerError):
     """A plugin registry that would be ambiguous or empty (duplicate names, no extension point)."""
 
 
+def error_lines(error: TrainerError) -> list[str]:
+    """How the command-line tools print an error: one `error:` line per field error, no traceback."""
+    if isinstance(error, TrainJobInvalidError):
+        return [f"error: {field_error.describe()}" for field_error in error.errors]
+    return [f"error: {error}"]
+
+
 def _join(prefix: str, loc: Iterable[Any]) -> str:
     path = prefix
     for part in loc:

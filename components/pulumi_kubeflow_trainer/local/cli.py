@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..framework.errors import TrainerError, TrainJobInvalidError
+from ..framework.errors import TrainerError, error_lines
 from .runner import run_local
 
 INTERRUPTED_EXIT = 130  # as a shell reports a command stopped by Ctrl-C
@@ -39,12 +39,8 @@ def run(args: argparse.Namespace) -> int:
     previous = _stop_on_sigterm()
     try:
         result = run_local(args.filename, workdir=args.workdir, env=dict(args.env), timeout=args.timeout, job=args.job)
-    except TrainJobInvalidError as invalid:
-        for error in invalid.errors:
-            print(f"error: {error.describe()}", file=sys.stderr)
-        return 1
     except TrainerError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print("\n".join(error_lines(error)), file=sys.stderr)
         return 1
     finally:
         if previous is not None:
