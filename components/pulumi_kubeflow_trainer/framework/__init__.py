@@ -1,0 +1,1 @@
+"""RuntimeInfo, extension points, the plugin registry, strategic merge and render()."""
