@@ -1,0 +1,185 @@
+"""A real local control plane (tools/cluster: etcd, kube-apiserver, kube-controller-manager,
+kube-scheduler, the JobSet controller and kwok) driven by the real Pulumi engine.
+
+Tests here are marked `cluster`. They skip when the binaries of tools/bootstrap-cluster or
+tools/bootstrap are absent, unless PULUMI_KFT_REQUIRE_CLUSTER=1, where that is a failure. One
+cluster serves the whole session (started once, stopped at the end by process id).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+TOOLS = REPO / "tools"
+SHARED = Path(os.environ.get("KFT_SHARED_DIR", REPO.parent / "shared"))
+PASSPHRASE = "cluster-tests"
+CLUSTER_BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "jobset", "kwok")
+CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pulumi-kubeflow-trainer"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Also belongs in pyproject.toml's markers; registering it here keeps --strict-markers happy either way.
+    config.addinivalue_line("markers", "cluster: needs the local control plane of tools/bootstrap-cluster (tools/cluster)")
+
+
+def _missing(message: str) -> None:
+    if os.environ.get("PULUMI_KFT_REQUIRE_CLUSTER") == "1":
+        pytest.fail(message + " (PULUMI_KFT_REQUIRE_CLUSTER=1)")
+    pytest.skip(message)
+
+
+def _find_cluster_bin() -> Path | None:
+    explicit = os.environ.get("PULUMI_KFT_CLUSTER_BIN")
+    candidates = [Path(explicit)] if explicit else sorted(CACHE.glob("cluster-*/bin"), reverse=True)
+    for candidate in candidates:
+        if all(os.access(candidate / name, os.X_OK) for name in CLUSTER_BINARIES):
+            return candidate
+    return None
+
+
+def _find_engine_bin() -> Path | None:
+    explicit = os.environ.get("PULUMI_KFT_BIN")
+    candidates = [Path(explicit)] if explicit else []
+    candidates += sorted(CACHE.glob("tools-*/bin"), reverse=True)
+    on_path = shutil.which("pulumi")
+    if on_path:
+        candidates.append(Path(on_path).parent)
+    for candidate in candidates:
+        if (candidate / "pulumi").exists() and (candidate / "pulumi-resource-kubernetes").exists():
+            return candidate
+    return None
+
+
+def _offline_env_module():
+    spec = importlib.util.spec_from_file_location("offline_env", TOOLS / "offline_env.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+class Cluster:
+    """The running cluster: its kubeconfig and a small kubectl-based client for assertions."""
+
+    def __init__(self, root: Path, bin_dir: Path) -> None:
+        self.root = root
+        self.bin_dir = bin_dir
+        self.kubeconfig = root / "kubeconfig"
+
+    def kubectl(self, *args: str, check: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess:
+        result = subprocess.run(
+            [str(self.bin_dir / "kubectl"), f"--kubeconfig={self.kubeconfig}", *args],
+            input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120,
+        )
+        if check and result.returncode != 0:
+            raise AssertionError(f"kubectl {' '.join(args)}: {result.stderr.strip()}")
+        return result
+
+    def get(self, kind: str, name: str, namespace: str | None = "default") -> dict[str, Any] | None:
+        """The live object, or None when the API server says NotFound."""
+        args = ["get", kind, name, "-o", "json", "--show-managed-fields"] + (["-n", namespace] if namespace else [])
+        result = self.kubectl(*args, check=False)
+        if result.returncode != 0:
+            if "NotFound" in result.stderr or "not found" in result.stderr:
+                return None
+            raise AssertionError(f"kubectl {' '.join(args)}: {result.stderr.strip()}")
+        return json.loads(result.stdout)
+
+    def list(self, kind: str, namespace: str = "default", selector: str | None = None) -> list[dict[str, Any]]:
+        args = ["get", kind, "-n", namespace, "-o", "json"] + (["-l", selector] if selector else [])
+        return json.loads(self.kubectl(*args).stdout)["items"]
+
+    def wait(self, what: str, check: Callable[[], Any], timeout: float = 120.0, interval: float = 0.5) -> Any:
+        deadline = time.monotonic() + timeout
+        while True:
+            value = check()
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}\n{self.diagnostics()}")
+            time.sleep(interval)
+
+    def jobset_condition(self, name: str, kind: str, namespace: str = "default") -> dict[str, Any] | None:
+        jobset = self.get("jobsets.jobset.x-k8s.io", name, namespace) or {}
+        for condition in (jobset.get("status") or {}).get("conditions") or []:
+            if condition.get("type") == kind and condition.get("status") == "True":
+                return condition
+        return None
+
+    def diagnostics(self) -> str:
+        """What a failing assertion needs to be understood: the objects, recent events, log tails."""
+        parts = [self.kubectl("get", "jobsets,jobs,pods,podgroups.scheduling.x-k8s.io,nodes", "-A", "-o", "wide", check=False).stdout]
+        parts.append(self.kubectl("get", "events", "-A", "--sort-by=.lastTimestamp", check=False).stdout[-4000:])
+        for name in ("jobset", "kwok", "kube-controller-manager", "kube-scheduler"):
+            log = self.root / "logs" / f"{name}.log"
+            if log.exists():
+                parts.append(f"--- {name}.log (tail)\n" + "\n".join(log.read_text(errors="replace").splitlines()[-15:]))
+        return "\n".join(parts)
+
+
+@pytest.fixture(scope="session")
+def cluster_bin() -> Path:
+    found = _find_cluster_bin()
+    if found is None:
+        _missing("no local control plane binaries: run tools/bootstrap-cluster (or set PULUMI_KFT_CLUSTER_BIN)")
+    return found  # type: ignore[return-value]
+
+
+@pytest.fixture(scope="session")
+def engine_bin() -> Path:
+    found = _find_engine_bin()
+    if found is None:
+        _missing("no Pulumi toolchain: run tools/bootstrap (or set PULUMI_KFT_BIN)")
+    return found  # type: ignore[return-value]
+
+
+@pytest.fixture(scope="session")
+def cluster(cluster_bin: Path, engine_bin: Path, tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("cluster")
+    argv = [str(TOOLS / "cluster"), "up", "--dir", str(root), "--bin", str(cluster_bin), "--timeout", "180"]
+    crds = SHARED / "reference" / "crds"
+    if crds.is_dir():
+        argv += ["--crds", str(crds)]
+    started = time.monotonic()
+    result = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
+    if result.returncode != 0:
+        pytest.fail(f"tools/cluster up failed:\n{result.stderr[-6000:]}")
+    print(f"\ncluster up in {time.monotonic() - started:.1f}s: {result.stdout.strip().splitlines()[-1]}")
+    cluster = Cluster(root, cluster_bin)
+    try:
+        yield cluster
+    finally:
+        # PVCs the JobSets left behind (volumeClaimPolicies retain them): deleting them lets the
+        # controller manager delete their hostPath PVs and the /tmp/hostpath_pv/<uid> directories.
+        cluster.kubectl("delete", "pvc", "--all", "-A", "--wait=true", "--timeout=60s", check=False)
+        cluster.wait("the provisioned volumes to be deleted", lambda: not cluster.kubectl(
+            "get", "pv", "-o", "name", check=False).stdout.strip(), timeout=60)
+        subprocess.run([str(TOOLS / "cluster"), "down", "--dir", str(root)], timeout=120, check=False)
+
+
+@pytest.fixture
+def cluster_env(engine_bin: Path, cluster: Cluster, tmp_path: Path) -> dict[str, str]:
+    """Offline Pulumi settings with a private backend and PULUMI_HOME for this test, pointed at the cluster."""
+    state = tmp_path / "state"
+    state.mkdir()
+    env = _offline_env_module().load(
+        engine_bin,
+        overrides={
+            "PULUMI_BACKEND_URL": f"file://{state}",
+            "PULUMI_CONFIG_PASSPHRASE": PASSPHRASE,
+            "PULUMI_HOME": str(tmp_path / "pulumi-home"),
+        },
+        python=str(REPO / ".venv" / "bin" / "python") if (REPO / ".venv").exists() else None,
+    )
+    # Never the user's ~/.kube/config: the SDK hands $KUBECONFIG to providers that set none.
+    env["KUBECONFIG"] = str(cluster.kubeconfig)
+    return env
