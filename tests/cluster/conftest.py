@@ -8,10 +8,8 @@ cluster serves the whole session (started once, stopped at the end by process id
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -19,12 +17,11 @@ from typing import Any, Callable
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-TOOLS = REPO / "tools"
+from tests.toolchain import CACHE, REPO, TOOLS, find_engine_bin, offline_env_module
+
 SHARED = Path(os.environ.get("KFT_SHARED_DIR", REPO.parent / "shared"))
 PASSPHRASE = "cluster-tests"
 CLUSTER_BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "jobset", "kwok")
-CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pulumi-kubeflow-trainer"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -45,26 +42,6 @@ def _find_cluster_bin() -> Path | None:
         if all(os.access(candidate / name, os.X_OK) for name in CLUSTER_BINARIES):
             return candidate
     return None
-
-
-def _find_engine_bin() -> Path | None:
-    explicit = os.environ.get("PULUMI_KFT_BIN")
-    candidates = [Path(explicit)] if explicit else []
-    candidates += sorted(CACHE.glob("tools-*/bin"), reverse=True)
-    on_path = shutil.which("pulumi")
-    if on_path:
-        candidates.append(Path(on_path).parent)
-    for candidate in candidates:
-        if (candidate / "pulumi").exists() and (candidate / "pulumi-resource-kubernetes").exists():
-            return candidate
-    return None
-
-
-def _offline_env_module():
-    spec = importlib.util.spec_from_file_location("offline_env", TOOLS / "offline_env.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
 
 
 class Cluster:
@@ -136,7 +113,7 @@ def cluster_bin() -> Path:
 
 @pytest.fixture(scope="session")
 def engine_bin() -> Path:
-    found = _find_engine_bin()
+    found = find_engine_bin()
     if found is None:
         _missing("no Pulumi toolchain: run tools/bootstrap (or set PULUMI_KFT_BIN)")
     return found  # type: ignore[return-value]
@@ -171,7 +148,7 @@ def cluster_env(engine_bin: Path, cluster: Cluster, tmp_path: Path) -> dict[str,
     """Offline Pulumi settings with a private backend and PULUMI_HOME for this test, pointed at the cluster."""
     state = tmp_path / "state"
     state.mkdir()
-    env = _offline_env_module().load(
+    env = offline_env_module().load(
         engine_bin,
         overrides={
             "PULUMI_BACKEND_URL": f"file://{state}",

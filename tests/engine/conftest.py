@@ -6,42 +6,18 @@ PULUMI_KFT_REQUIRE_ENGINE=1 (as in .ci/run), where a missing toolchain is a fail
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-TOOLS = REPO / "tools"
+from tests.toolchain import REPO, find_engine_bin, offline_env_module
 PASSPHRASE = "engine-tests"
-
-
-def _find_bin_dir() -> Path | None:
-    explicit = os.environ.get("PULUMI_KFT_BIN")
-    candidates = [Path(explicit)] if explicit else []
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pulumi-kubeflow-trainer"
-    candidates += sorted(cache.glob("tools-*/bin"), reverse=True)
-    on_path = shutil.which("pulumi")
-    if on_path:
-        candidates.append(Path(on_path).parent)
-    for candidate in candidates:
-        if (candidate / "pulumi").exists() and (candidate / "pulumi-resource-kubernetes").exists():
-            return candidate
-    return None
-
-
-def _offline_env_module():
-    spec = importlib.util.spec_from_file_location("offline_env", TOOLS / "offline_env.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
 
 
 @pytest.fixture(scope="session")
 def engine_bin() -> Path:
-    bin_dir = _find_bin_dir()
+    bin_dir = find_engine_bin()
     if bin_dir is None:
         message = "no Pulumi toolchain: run tools/bootstrap (or set PULUMI_KFT_BIN)"
         if os.environ.get("PULUMI_KFT_REQUIRE_ENGINE") == "1":
@@ -55,7 +31,7 @@ def engine_env(engine_bin: Path, tmp_path: Path) -> dict[str, str]:
     """Offline settings with a private backend and PULUMI_HOME for this test."""
     state = tmp_path / "state"
     state.mkdir()
-    env = _offline_env_module().load(
+    env = offline_env_module().load(
         engine_bin,
         overrides={
             "PULUMI_BACKEND_URL": f"file://{state}",
