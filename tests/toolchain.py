@@ -33,3 +33,43 @@ def offline_env_module() -> ModuleType:
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     return module
+
+
+def isolated_engine_env(bin_dir: Path, tmp_path: Path, passphrase: str) -> dict[str, str]:
+    """Offline Pulumi settings with a backend and PULUMI_HOME private to one test, and no $KUBECONFIG:
+    render mode refuses one, and a cluster test must never reach the user's ~/.kube/config."""
+    state = tmp_path / "state"
+    state.mkdir()
+    venv_python = REPO / ".venv" / "bin" / "python"
+    env = offline_env_module().load(
+        bin_dir,
+        overrides={
+            "PULUMI_BACKEND_URL": f"file://{state}",
+            "PULUMI_CONFIG_PASSPHRASE": passphrase,
+            "PULUMI_HOME": str(tmp_path / "pulumi-home"),
+        },
+        python=str(venv_python) if venv_python.exists() else None,
+    )
+    env.pop("KUBECONFIG", None)
+    return env
+
+
+def example_stack(name: str, env: dict[str, str], bin_dir: Path, root: Path):  # -> auto.Stack
+    """A stack of the example program, on a copy of the project (stack config files get written)."""
+    import pulumi.automation as auto
+
+    project = root / "project"
+    project.mkdir()
+    shutil.copy(REPO / "Pulumi.yaml", project / "Pulumi.yaml")
+    shutil.copytree(REPO / "stacks", project / "stacks", ignore=shutil.ignore_patterns("__pycache__", "Pulumi.*-local.yaml"))
+    for config in (project / "stacks").glob("Pulumi.*.yaml"):  # a local `tools/up` salts them for its passphrase
+        lines = config.read_text().splitlines(keepends=True)
+        config.write_text("".join(line for line in lines if not line.startswith("encryptionsalt:")))
+    options = auto.LocalWorkspaceOptions(
+        work_dir=str(project),
+        pulumi_home=env["PULUMI_HOME"],
+        env_vars=env,
+        pulumi_command=auto.PulumiCommand(root=str(bin_dir.parent)),
+        secrets_provider="passphrase",
+    )
+    return auto.create_stack(name, work_dir=str(project), opts=options)

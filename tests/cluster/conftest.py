@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import pytest
 
-from tests.toolchain import CACHE, REPO, TOOLS, find_engine_bin, offline_env_module
+from tests.toolchain import CACHE, REPO, TOOLS, find_engine_bin, isolated_engine_env
 
 SHARED = Path(os.environ.get("KFT_SHARED_DIR", REPO.parent / "shared"))
 PASSPHRASE = "cluster-tests"
@@ -146,17 +146,7 @@ def cluster(cluster_bin: Path, engine_bin: Path, tmp_path_factory: pytest.TempPa
 @pytest.fixture
 def cluster_env(engine_bin: Path, cluster: Cluster, tmp_path: Path) -> dict[str, str]:
     """Offline Pulumi settings with a private backend and PULUMI_HOME for this test, pointed at the cluster."""
-    state = tmp_path / "state"
-    state.mkdir()
-    env = offline_env_module().load(
-        engine_bin,
-        overrides={
-            "PULUMI_BACKEND_URL": f"file://{state}",
-            "PULUMI_CONFIG_PASSPHRASE": PASSPHRASE,
-            "PULUMI_HOME": str(tmp_path / "pulumi-home"),
-        },
-        python=str(REPO / ".venv" / "bin" / "python") if (REPO / ".venv").exists() else None,
-    )
+    env = isolated_engine_env(engine_bin, tmp_path, PASSPHRASE)
     # Never the user's ~/.kube/config: the SDK hands $KUBECONFIG to providers that set none.
     env["KUBECONFIG"] = str(cluster.kubeconfig)
     return env

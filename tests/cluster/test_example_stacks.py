@@ -6,7 +6,6 @@ garbage collector, the Jobs and Pods."""
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,9 @@ from typing import Any
 import pulumi.automation as auto
 import pytest
 
-from .conftest import REPO, Cluster
+from tests.toolchain import example_stack
+
+from .conftest import Cluster
 
 pytestmark = pytest.mark.cluster
 
@@ -38,22 +39,8 @@ EXAMPLES = [
 
 class ClusterStack:
     def __init__(self, example: Example, env: dict[str, str], bin_dir: Path, root: Path, cluster: Cluster) -> None:
-        project = root / "project"
-        project.mkdir()
-        shutil.copy(REPO / "Pulumi.yaml", project / "Pulumi.yaml")
-        shutil.copytree(REPO / "stacks", project / "stacks", ignore=shutil.ignore_patterns("__pycache__"))
-        for config in (project / "stacks").glob("Pulumi.*.yaml"):  # salts belong to someone's local passphrase
-            lines = config.read_text().splitlines(keepends=True)
-            config.write_text("".join(line for line in lines if not line.startswith("encryptionsalt:")))
         self.log = (root / "pulumi.log").open("w")
-        options = auto.LocalWorkspaceOptions(
-            work_dir=str(project),
-            pulumi_home=env["PULUMI_HOME"],
-            env_vars=env,
-            pulumi_command=auto.PulumiCommand(root=str(bin_dir.parent)),
-            secrets_provider="passphrase",
-        )
-        self.stack = auto.create_stack(example.stack, work_dir=str(project), opts=options)
+        self.stack = example_stack(example.stack, env, bin_dir, root)
         self.stack.set_config("kubernetes:kubeconfig", auto.ConfigValue(str(cluster.kubeconfig)))
 
     def out(self, line: str) -> None:

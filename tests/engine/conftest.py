@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.toolchain import REPO, find_engine_bin, offline_env_module
+from tests.toolchain import find_engine_bin, isolated_engine_env
 PASSPHRASE = "engine-tests"
 
 
@@ -29,16 +29,4 @@ def engine_bin() -> Path:
 @pytest.fixture
 def engine_env(engine_bin: Path, tmp_path: Path) -> dict[str, str]:
     """Offline settings with a private backend and PULUMI_HOME for this test."""
-    state = tmp_path / "state"
-    state.mkdir()
-    env = offline_env_module().load(
-        engine_bin,
-        overrides={
-            "PULUMI_BACKEND_URL": f"file://{state}",
-            "PULUMI_CONFIG_PASSPHRASE": PASSPHRASE,
-            "PULUMI_HOME": str(tmp_path / "pulumi-home"),
-        },
-        python=str(REPO / ".venv" / "bin" / "python") if (REPO / ".venv").exists() else None,
-    )
-    env.pop("KUBECONFIG", None)  # render mode refuses a kubeconfig
-    return env
+    return isolated_engine_env(engine_bin, tmp_path, PASSPHRASE)

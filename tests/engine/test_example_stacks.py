@@ -4,14 +4,13 @@ destroy."""
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import pulumi.automation as auto
 import pytest
 
-from .conftest import REPO
+from tests.toolchain import example_stack
 
 pytestmark = pytest.mark.engine
 PROJECT = "kubeflow-trainer"
@@ -35,22 +34,10 @@ EXAMPLES = [
 
 class ExampleStack:
     def __init__(self, example: Example, env: dict[str, str], bin_dir: Path, root: Path) -> None:
-        project = root / "project"
-        project.mkdir()
-        shutil.copy(REPO / "Pulumi.yaml", project / "Pulumi.yaml")
-        shutil.copytree(REPO / "stacks", project / "stacks", ignore=shutil.ignore_patterns("__pycache__"))
-        _forget_encryption_salts(project / "stacks")  # a local `tools/up` salts them for its own passphrase
         self.render_dir = root / "out"
         self.state_dir = Path(env["PULUMI_BACKEND_URL"].removeprefix("file://"))
         self.log = (root / "pulumi.log").open("w")
-        options = auto.LocalWorkspaceOptions(
-            work_dir=str(project),
-            pulumi_home=env["PULUMI_HOME"],
-            env_vars=env,
-            pulumi_command=auto.PulumiCommand(root=str(bin_dir.parent)),
-            secrets_provider="passphrase",
-        )
-        self.stack = auto.create_stack(example.stack, work_dir=str(project), opts=options)
+        self.stack = example_stack(example.stack, env, bin_dir, root)
         self.stack.set_config("renderDir", auto.ConfigValue(str(self.render_dir)))
 
     def out(self, line: str) -> None:
@@ -83,12 +70,6 @@ class ExampleStack:
 
     def state_text(self) -> str:
         return "".join(path.read_text() for path in self.state_dir.rglob("*.json"))
-
-
-def _forget_encryption_salts(stacks: Path) -> None:
-    for config in stacks.glob("Pulumi.*.yaml"):
-        lines = config.read_text().splitlines(keepends=True)
-        config.write_text("".join(line for line in lines if not line.startswith("encryptionsalt:")))
 
 
 def changes(summary: dict[str, int]) -> dict[str, int]:
