@@ -14,6 +14,7 @@ from .interfaces import (
     EnforcePodGroupPolicyPlugin,
     EnforcePodSpecPlugin,
     PreBuildSyncPlugin,
+    NO_FINDINGS,
     Verdict,
 )
 from .kube import Manifest
@@ -42,7 +43,9 @@ class Framework:
     def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
         verdict = Verdict()
         for plugin in self.validators:
-            verdict.extend(plugin.validate(info, trainjob, context))
+            found = plugin.validate(info, trainjob, context)
+            if found is not NO_FINDINGS:
+                verdict.extend(found)
         return verdict
 
     def build(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> list[Manifest]:

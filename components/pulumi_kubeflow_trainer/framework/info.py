@@ -94,6 +94,7 @@ class RuntimeInfo:
     trainer_command: list[str] | None = None
     trainer_args: list[str] | None = None
     slots_per_node: int | None = None  # MPI slots per host, resolved by the MPI plugin for the hostfile
+    requested_resources: Manifest | None = None  # the TrainJob's resourcesPerNode, when set
     _resources_per_node: Manifest | None = field(default=None, repr=False)
     warnings: list[str] = field(default_factory=list)
 
@@ -131,9 +132,8 @@ class RuntimeInfo:
         return self._resources_per_node
 
     def _find_resources_per_node(self) -> Manifest:
-        trainer = self.trainjob.spec.trainer
-        if trainer is not None and trainer.resources_per_node is not None:
-            return trainer.resources_per_node.to_manifest()
+        if self.requested_resources is not None:
+            return self.requested_resources
         for pod_set in self.pod_sets:
             if pod_set.name == c.NODE or pod_set.ancestor == c.ANCESTOR_TRAINER:
                 node = pod_set.find_container(c.NODE)

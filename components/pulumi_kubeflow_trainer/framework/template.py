@@ -58,8 +58,10 @@ class CompiledRuntime:
 def build_runtime_info(trainjob: TrainJob, compiled: CompiledRuntime) -> RuntimeInfo:
     labels, annotations = _jobset_metadata(trainjob, compiled)
     spec = _apply_runtime_patches(trainjob, compiled.spec_copy())
-    _merge_resources_per_node(trainjob, compiled.runtime, spec)
     trainer = trainjob.spec.trainer
+    requested = trainer.resources_per_node.to_manifest() if trainer and trainer.resources_per_node is not None else None
+    if requested is not None:
+        _merge_resources_per_node(requested, compiled.runtime, spec)
     return RuntimeInfo(
         trainjob=trainjob,
         compiled=compiled,
@@ -71,6 +73,7 @@ def build_runtime_info(trainjob: TrainJob, compiled: CompiledRuntime) -> Runtime
         pod_group_policy=compiled.runtime.spec.pod_group_policy,
         trainer_command=list(trainer.command) if trainer and trainer.command else None,
         trainer_args=list(trainer.args) if trainer and trainer.args else None,
+        requested_resources=requested,
     )
 
 
@@ -99,13 +102,9 @@ def _apply_runtime_patches(trainjob: TrainJob, spec: Manifest) -> Manifest:
     return spec
 
 
-def _merge_resources_per_node(trainjob: TrainJob, runtime: Runtime, spec: Manifest) -> None:
-    trainer = trainjob.spec.trainer
-    if trainer is None or trainer.resources_per_node is None:
-        return
+def _merge_resources_per_node(wanted: Manifest, runtime: Runtime, spec: Manifest) -> None:
     ml_policy = runtime.spec.ml_policy
     launcher_as_node = bool(ml_policy and ml_policy.mpi and ml_policy.mpi.run_launcher_as_node)
-    wanted = trainer.resources_per_node.to_manifest()
     for job in spec.get("replicatedJobs") or []:
         is_trainer = _ancestor(job) == c.ANCESTOR_TRAINER and ml_policy is not None
         if is_trainer or (launcher_as_node and job.get("name") == c.NODE):
