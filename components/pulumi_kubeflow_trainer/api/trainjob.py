@@ -29,7 +29,7 @@ class RuntimeRef(KubeModel):
     kind: str = Field(default=c.CLUSTER_TRAINING_RUNTIME_KIND, max_length=253)
 
 
-class _InitializerSource(KubeModel):
+class InitializerSource(KubeModel):
     storage_uri: str | None = Field(default=None, max_length=2048)
     env: list[EnvVar] | None = Field(default=None, max_length=128)
     secret_ref: LocalObjectReference | None = None
@@ -47,11 +47,11 @@ class _InitializerSource(KubeModel):
     _env = field_validator("env")(classmethod(lambda cls, env: _unique_env(env)))
 
 
-class DatasetInitializer(_InitializerSource):
+class DatasetInitializer(InitializerSource):
     pass
 
 
-class ModelInitializer(_InitializerSource):
+class ModelInitializer(InitializerSource):
     pass
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..api import constants as c
-from ..api.trainjob import TrainJob, _InitializerSource
+from ..api.trainjob import TrainJob, InitializerSource
 from ..framework.context import RenderContext
 from ..framework.errors import FieldError, TrainJobInvalidError
 from ..framework.info import RuntimeInfo
@@ -54,7 +54,7 @@ class JobSetPlugin:
 
 def _configure_initializers(info: RuntimeInfo, trainjob: TrainJob) -> None:
     initializer = trainjob.spec.initializer
-    sources: dict[str, _InitializerSource | None] = {
+    sources: dict[str, InitializerSource | None] = {
         c.ANCESTOR_DATASET: initializer.dataset if initializer else None,
         c.ANCESTOR_MODEL: initializer.model if initializer else None,
     }
