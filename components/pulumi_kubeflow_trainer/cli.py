@@ -1,4 +1,4 @@
-"""`trainjob render|validate|status`: the library's render and rules over YAML files, no Pulumi needed."""
+"""`trainjob render|validate|status|run-local`: the library over YAML files, no Pulumi needed."""
 
 from __future__ import annotations
 
