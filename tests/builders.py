@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass, field
 from typing import Any
 
 from pulumi_kubeflow_trainer.api.runtime import ClusterTrainingRuntime, TrainingRuntime
@@ -269,6 +270,24 @@ def validate_one(trainjob: TrainJobBuilder | TrainJob, runtime: RuntimeBuilder |
     job = trainjob.build() if isinstance(trainjob, TrainJobBuilder) else trainjob
     model = runtime.build() if isinstance(runtime, RuntimeBuilder) else runtime
     return Renderer([model], context=RenderContext(**options)).validate(job)
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """A validation case: the TrainJob and runtime, the one field path rejected, and what it says."""
+
+    name: str
+    trainjob: TrainJobBuilder
+    runtime: RuntimeBuilder
+    path: str
+    says: str
+    options: dict[str, Any] = field(default_factory=dict)  # RenderContext fields, e.g. cluster
+
+
+def assert_rejected(case: Invalid) -> None:
+    verdict = validate_one(case.trainjob, case.runtime, **case.options)
+    assert [error.path for error in verdict.errors] == [case.path]
+    assert case.says in verdict.errors[0].message
 
 
 def env_names(container_manifest: dict[str, Any]) -> list[str]:

@@ -16,6 +16,8 @@ from pulumi_kubeflow_trainer.plugins.flux import DEFAULT_SETTINGS, INSTALLER, cu
 from pulumi_kubeflow_trainer.plugins.flux_scripts import _Z85, hostlist, z85
 
 from tests.builders import (
+    Invalid,
+    assert_rejected,
     RuntimeBuilder,
     TrainJobBuilder,
     by_kind,
@@ -27,7 +29,6 @@ from tests.builders import (
     make_trainjob,
     pod_spec,
     render_one,
-    validate_one,
 )
 
 ENTRYPOINT = ["/bin/bash", "/etc/flux-config/entrypoint.sh"]
@@ -254,15 +255,6 @@ def test_hostlist(nodes: int, want: str) -> None:
     assert hostlist("j", nodes) == want
 
 
-@dataclass(frozen=True)
-class Invalid:
-    name: str
-    trainjob: TrainJobBuilder
-    runtime: RuntimeBuilder
-    path: str
-    says: str
-
-
 INVALID = [
     Invalid(
         "a runtime node job with its own flux-installer is rejected",
@@ -279,6 +271,4 @@ INVALID = [
 
 @pytest.mark.parametrize("case", INVALID, ids=lambda case: case.name)
 def test_validation(case: Invalid) -> None:
-    verdict = validate_one(case.trainjob, case.runtime)
-    assert [error.path for error in verdict.errors] == [case.path]
-    assert case.says in verdict.errors[0].message
+    assert_rejected(case)

@@ -16,6 +16,8 @@ from pulumi_kubeflow_trainer.plugins.mpi import HOSTFILE_VOLUME, SSH_AUTH_VOLUME
 from pulumi_kubeflow_trainer.ssh import generate_key_pair, seeded_key_generator
 
 from tests.builders import (
+    Invalid,
+    assert_rejected,
     RuntimeBuilder,
     TrainJobBuilder,
     by_kind,
@@ -276,15 +278,6 @@ def test_v2alpha1_intel_and_mpich_use_mpi_operator_env_and_hostfile(implementati
     assert hostfile(manifests) == line
 
 
-@dataclass(frozen=True)
-class Invalid:
-    name: str
-    trainjob: TrainJobBuilder
-    runtime: RuntimeBuilder
-    path: str
-    says: str
-
-
 INVALID = [
     Invalid(
         "several nodes with launcher as node need both a launcher and a node job",
@@ -305,9 +298,7 @@ INVALID = [
 
 @pytest.mark.parametrize("case", INVALID, ids=lambda case: case.name)
 def test_validation(case: Invalid) -> None:
-    verdict = validate_one(case.trainjob, case.runtime)
-    assert [error.path for error in verdict.errors] == [case.path]
-    assert case.says in verdict.errors[0].message
+    assert_rejected(case)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,8 @@ import pytest
 from pulumi_kubeflow_trainer.plugins.torch import RESERVED_ENV
 
 from tests.builders import (
+    Invalid,
+    assert_rejected,
     RANK_FIELD_REF,
     RuntimeBuilder,
     TrainJobBuilder,
@@ -192,15 +194,6 @@ def test_env_injection_into_tune_runtimes_keeps_the_master_address() -> None:
     assert env_names(jobset_container(manifests, "node", "sidecar")) == PET
 
 
-@dataclass(frozen=True)
-class Invalid:
-    name: str
-    trainjob: TrainJobBuilder
-    runtime: RuntimeBuilder
-    path: str
-    says: str
-
-
 INVALID = [
     Invalid(
         "an envInjection target container missing from the runtime is rejected",
@@ -228,9 +221,7 @@ INVALID = [
 
 @pytest.mark.parametrize("case", INVALID, ids=lambda case: case.name)
 def test_validation(case: Invalid) -> None:
-    verdict = validate_one(case.trainjob, case.runtime)
-    assert [error.path for error in verdict.errors] == [case.path]
-    assert case.says in verdict.errors[0].message
+    assert_rejected(case)
 
 
 @pytest.mark.parametrize("name", sorted(RESERVED_ENV))

@@ -10,7 +10,7 @@ from ..framework.context import RenderContext
 from ..framework.errors import FieldError, TrainJobInvalidError
 from ..framework.info import RuntimeInfo
 from ..framework.interfaces import Verdict
-from ..framework.kube import Manifest, env_manifests, pod_spec_of, upsert_env
+from ..framework.kube import Manifest, env_manifests, upsert_env
 from . import jobset_validation
 from .objects import child_metadata
 
