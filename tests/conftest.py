@@ -2,17 +2,50 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 from pulumi_kubeflow_trainer.ssh import seeded_key_generator
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("KFT_SHARED_DIR", REPO.parent / "shared"))
-REFERENCE = SHARED / "reference"
 GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def _fetch_reference_module() -> ModuleType:
+    """tools/fetch_reference.py: the one place that knows where the reference lives and when it is complete."""
+    spec = importlib.util.spec_from_file_location("fetch_reference", REPO / "tools" / "fetch_reference.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+FETCH_REFERENCE = _fetch_reference_module()
+# $PULUMI_KFT_REFERENCE (tools/test sets it), else the cache dir tools/fetch-reference fills.
+REFERENCE = FETCH_REFERENCE.reference_dir()
+
+
+def require_reference() -> Path:
+    """The fetched upstream reference, or a failure that says how to get it (tests never fetch)."""
+    if not FETCH_REFERENCE.is_warm(REFERENCE):
+        pytest.fail(f"upstream reference data not found or incomplete at {REFERENCE}: "
+                    "run tools/fetch-reference (tools/test does)", pytrace=False)
+    return REFERENCE
+
+
+def upstream_runtime_files() -> list[Path]:
+    """The community runtimes of the reference, listed at collection time for parametrize. An empty
+    list would silently skip every test over it, so no reference, or no runtime in it, fails."""
+    base = require_reference() / "runtimes" / "base"
+    files = sorted(path for path in base.rglob("*.yaml") if path.name != "kustomization.yaml")
+    if not files:
+        pytest.fail(f"no runtimes under {base}: run tools/fetch-reference --refetch", pytrace=False)
+    return files
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -26,9 +59,7 @@ def key_generator():
 
 @pytest.fixture(scope="session")
 def reference() -> Path:
-    if not REFERENCE.is_dir():
-        pytest.skip(f"upstream reference data not found at {REFERENCE} (set KFT_SHARED_DIR)")
-    return REFERENCE
+    return require_reference()
 
 
 class Golden:

@@ -22,7 +22,7 @@ from pulumi_kubeflow_trainer.loading import load
 from pulumi_kubeflow_trainer.plugins.snapshot import DATA_KEY
 
 from tests.builders import TrainJobBuilder, container, make_runtime, make_trainjob, render_one, replicated_job
-from tests.conftest import REFERENCE
+from tests.conftest import REFERENCE, upstream_runtime_files
 
 INT32 = (-(2**31), 2**31 - 1)
 INT64 = (-(2**63), 2**63 - 1)
@@ -111,7 +111,7 @@ def manifest_errors(manifest: dict[str, Any]) -> list[str]:
 
 
 BUNDLED = sorted(runtimes_dir().glob("*.yaml"))
-UPSTREAM = sorted(path for path in (REFERENCE / "runtimes" / "base").rglob("*.yaml") if path.name != "kustomization.yaml")
+UPSTREAM = upstream_runtime_files()
 
 
 def _id(path: Path) -> str:

@@ -12,9 +12,9 @@ from pulumi_kubeflow_trainer.api.runtime import ClusterTrainingRuntime
 from pulumi_kubeflow_trainer.loading import load
 
 from tests.builders import TrainJobBuilder, by_kind, canonical_quantities, env_of, job_counts, jobset_container, make_trainjob, render_one
-from tests.conftest import REFERENCE
+from tests.conftest import upstream_runtime_files
 
-UPSTREAM = sorted(path for path in (REFERENCE / "runtimes" / "base").rglob("*.yaml") if path.name != "kustomization.yaml")
+UPSTREAM = upstream_runtime_files()
 NAMES = {
     "torch-distributed",
     "deepspeed-distributed",

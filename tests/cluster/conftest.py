@@ -17,9 +17,8 @@ from typing import Any, Callable
 
 import pytest
 
-from tests.toolchain import CACHE, REPO, TOOLS, find_engine_bin, isolated_engine_env
+from tests.toolchain import CACHE, TOOLS, find_engine_bin, isolated_engine_env
 
-SHARED = Path(os.environ.get("KFT_SHARED_DIR", REPO.parent / "shared"))
 PASSPHRASE = "cluster-tests"
 CLUSTER_BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "jobset", "kwok")
 
@@ -120,12 +119,11 @@ def engine_bin() -> Path:
 
 
 @pytest.fixture(scope="session")
-def cluster(cluster_bin: Path, engine_bin: Path, tmp_path_factory: pytest.TempPathFactory):
+def cluster(cluster_bin: Path, engine_bin: Path, reference: Path, tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("cluster")
-    argv = [str(TOOLS / "cluster"), "up", "--dir", str(root), "--bin", str(cluster_bin), "--timeout", "180"]
-    crds = SHARED / "reference" / "crds"
-    if crds.is_dir():
-        argv += ["--crds", str(crds)]
+    # The fetched reference's CRDs (Trainer, JobSet, both PodGroups), so that tests never fetch.
+    argv = [str(TOOLS / "cluster"), "up", "--dir", str(root), "--bin", str(cluster_bin), "--timeout", "180",
+            "--crds", str(reference / "crds")]
     started = time.monotonic()
     result = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
     if result.returncode != 0:

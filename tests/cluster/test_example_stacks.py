@@ -31,8 +31,8 @@ EXAMPLES = [
     Example("dev", "torch-quickstart", frozenset({"JobSet"})),
     Example("mpi", "deepspeed-t5", frozenset({"JobSet", "Secret", "ConfigMap"})),
     Example("llm", "llama-lora", frozenset({"JobSet"})),
-    # The platform stack deploys the bundled ClusterTrainingRuntimes: the Trainer CRDs from
-    # shared/reference/crds/trainer are installed by tools/cluster, so they are real objects here.
+    # The platform stack deploys the bundled ClusterTrainingRuntimes: tools/cluster installs the
+    # Trainer CRDs of the fetched reference (crds/trainer), so they are real objects here.
     Example("platform", None, frozenset({"ClusterTrainingRuntime"})),
 ]
 
