@@ -16,7 +16,7 @@ import dev_stack
 import llm_stack
 import mpi_stack
 import platform_stack
-from pulumi_kubeflow_trainer import ClusterTrainingRuntime, TrainJob
+from pulumi_kubeflow_trainer import ClusterTrainingRuntime, RuntimeCatalog, TrainJob
 
 EXAMPLES = {"dev": dev_stack, "mpi": mpi_stack, "llm": llm_stack, "platform": platform_stack}
 
@@ -44,6 +44,8 @@ spec = EXAMPLES[example].build(namespace=config.get("namespace") or "default")
 deploy = config.get_bool("deployRuntimes")
 deploy = spec.get("deploy_runtimes", False) if deploy is None else deploy
 runtimes = {name: ClusterTrainingRuntime.bundled(name, deploy=deploy, opts=options) for name in spec["runtimes"]}
+# The runtimes the TrainJobs below may name by spec.runtimeRef; a runtime only counts where it is passed.
+catalog = RuntimeCatalog(runtimes.values())
 if deploy:  # the platform stack: other stacks (and GitOps) read the runtimes from its outputs
     pulumi.export("runtimes", {name: runtime.manifest for name, runtime in runtimes.items()})
 else:
@@ -58,7 +60,6 @@ def resized_trainer(manifest: dict) -> dict | None:
 
 for manifest in spec["trainjobs"]:
     name = manifest["metadata"]["name"]
-    runtime = runtimes[manifest["spec"]["runtimeRef"]["name"]]
-    job = TrainJob(name, manifest, runtime=runtime, trainer=resized_trainer(manifest), suspend=config.get_bool("suspend"), opts=options)
+    job = TrainJob(name, manifest, runtimes=catalog, trainer=resized_trainer(manifest), suspend=config.get_bool("suspend"), opts=options)
     pulumi.export(f"{name}_jobset", job.jobset_name)
     pulumi.export(f"{name}_conditions", job.conditions)

@@ -18,6 +18,7 @@ _EXPORTS = {
     "TrainJob": "resources",
     "TrainingRuntime": "resources",
     "ClusterTrainingRuntime": "resources",
+    "RuntimeCatalog": "resources",
     "Trainer": "resources",
     "DatasetInitializer": "resources",
     "ModelInitializer": "resources",

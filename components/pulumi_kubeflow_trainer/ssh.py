@@ -1,8 +1,10 @@
-"""SSH key pairs for MPI: ECDSA P-521, encoded as the controller encodes them."""
+"""Key material a render generates: MPI SSH key pairs (ECDSA P-521, encoded as the controller encodes
+them) and the Flux broker's CURVE secret (X25519). Random by default; seeded only on request."""
 
 from __future__ import annotations
 
 import hashlib
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -11,6 +13,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 # Any scalar in [1, 2**520) is a valid P-521 private key: the group order is just above 2**520.
 _SCALAR_BOUND = 2**520
+CURVE_SECRET_BYTES = 32  # an X25519 private key; every 32-byte string is one (X25519 clamps it)
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,9 @@ class SSHKeyPair:
 
 KeyGenerator = Callable[[str], SSHKeyPair]
 """Called with the TrainJob's `namespace/name`; returns the key pair for its MPI Secret."""
+
+CurveKeyGenerator = Callable[[str], bytes]
+"""Called with the TrainJob's `namespace/name`; returns the 32-byte X25519 secret of its Flux broker."""
 
 
 def _encode(private_key: ec.EllipticCurvePrivateKey) -> SSHKeyPair:
@@ -39,15 +45,41 @@ def generate_key_pair(trainjob_key: str = "") -> SSHKeyPair:
     return _encode(ec.generate_private_key(ec.SECP521R1()))
 
 
-def seeded_key_generator(seed: str) -> KeyGenerator:
-    """Key pairs derived from a seed and the TrainJob: the same inputs give the same key.
+def generate_curve_secret(trainjob_key: str = "") -> bytes:
+    """A fresh random CURVE secret. Upstream derives it from the TrainJob's UID; we never derive a key
+    from anything an observer can know (names, UIDs)."""
+    return secrets.token_bytes(CURVE_SECRET_BYTES)
 
-    For tests and reproducible renders only; a seed that leaks gives away every derived key.
+
+class SeededKeyGenerator:
+    """Every key of a render derived from a seed and the TrainJob: the same inputs give the same keys.
+
+    Called, it is a `KeyGenerator` (MPI); `curve_secret` is its `CurveKeyGenerator` (Flux), which a
+    `RenderContext` uses unless given another. For tests and reproducible renders only; a seed that
+    leaks gives away every derived key.
     """
 
-    def generate(trainjob_key: str) -> SSHKeyPair:
+    def __init__(self, seed: str) -> None:
+        self._seed = seed
+
+    def __repr__(self) -> str:  # the seed is as secret as the keys
+        return "SeededKeyGenerator(<seed>)"
+
+    def __call__(self, trainjob_key: str) -> SSHKeyPair:
+        seed = self._seed
         digest = hashlib.sha512(f"{seed}\0{trainjob_key}".encode()).digest() + hashlib.sha512(seed.encode()).digest()
         scalar = int.from_bytes(digest, "big") % (_SCALAR_BOUND - 1) + 1
         return _encode(ec.derive_private_key(scalar, ec.SECP521R1()))
 
-    return generate
+    def curve_secret(self, trainjob_key: str) -> bytes:
+        return hashlib.sha256(f"flux-curve\0{self._seed}\0{trainjob_key}".encode()).digest()
+
+
+def seeded_key_generator(seed: str) -> SeededKeyGenerator:
+    """Key pairs (MPI) and CURVE secrets (Flux) derived from a seed: see `SeededKeyGenerator`."""
+    return SeededKeyGenerator(seed)
+
+
+def curve_generator_of(key_generator: KeyGenerator) -> CurveKeyGenerator:
+    """The CURVE generator that goes with an MPI key generator: its own when it has one (seeded), else random."""
+    return getattr(key_generator, "curve_secret", generate_curve_secret)

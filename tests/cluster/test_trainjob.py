@@ -18,7 +18,6 @@ import pulumi_kubernetes as k8s
 import pytest
 
 from pulumi_kubeflow_trainer import ClusterTrainingRuntime, TrainingRuntime, TrainJob
-from pulumi_kubeflow_trainer.resources import forget_declared_runtimes
 
 from .conftest import Cluster
 
@@ -62,7 +61,6 @@ class Inline:
         self.log = (tmp_path / "pulumi.log").open("w")
 
         def program() -> None:
-            forget_declared_runtimes()
             provider = k8s.Provider("cluster", kubeconfig=str(cluster.kubeconfig))
             job = build(provider, self.settings)
             pulumi.export("conditions", job.conditions)

@@ -1,4 +1,5 @@
-"""Flux plugin (SEMANTICS §3.8, §4.2, §7.7): command wrapping, volumes, installer, scripts, CURVE cert."""
+"""Flux plugin (SEMANTICS §3.8, §4.2, §7.7): command wrapping, volumes, installer, scripts, CURVE cert
+(random or seeded, never derived from the UID as upstream does)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from pulumi_kubeflow_trainer.plugins.flux import DEFAULT_SETTINGS, INSTALLER, curve_name, entrypoint_name
 from pulumi_kubeflow_trainer.plugins.flux_scripts import _Z85, hostlist, z85
+from pulumi_kubeflow_trainer.ssh import generate_key_pair, seeded_key_generator
 
 from tests.builders import (
     Invalid,
@@ -219,25 +221,49 @@ def test_z85_matches_the_spec_test_vector() -> None:
     assert z85(bytes([0x86, 0x4F, 0xD2, 0x6F, 0xB5, 0x59, 0xF7, 0x5B])) == "HelloWorld"
 
 
-def test_the_curve_secret_derives_its_key_from_the_trainjob_uid() -> None:
-    secret = by_kind(render_one(job().num_nodes(1).uid("uid-1"), flux()), "Secret")
+def curve_keys(manifests: list[dict[str, Any]]) -> dict[str, str]:
+    cert = base64.b64decode(by_kind(manifests, "Secret")["data"]["curve.cert"]).decode()
+    return dict(re.findall(r'(public-key|secret-key) = "([^"]+)"', cert))
+
+
+def test_the_curve_secret_is_a_certificate_of_a_matching_key_pair() -> None:
+    manifests = render_one(job().num_nodes(1), flux())
+    secret = by_kind(manifests, "Secret")
     assert secret["metadata"]["name"] == curve_name(job().build())
-    cert = base64.b64decode(secret["data"]["curve.cert"]).decode()
-    assert 'metadata\n    name = "job"\n' in cert
-    keys = dict(re.findall(r'(public-key|secret-key) = "([^"]+)"', cert))
-    secret_key = z85_decode(keys["secret-key"])
-    assert secret_key == hashlib.sha256(b"uid-1").digest()
-    public = X25519PrivateKey.from_private_bytes(secret_key).public_key().public_bytes(
+    assert 'metadata\n    name = "job"\n' in base64.b64decode(secret["data"]["curve.cert"]).decode()
+    keys = curve_keys(manifests)
+    public = X25519PrivateKey.from_private_bytes(z85_decode(keys["secret-key"])).public_key().public_bytes(
         serialization.Encoding.Raw, serialization.PublicFormat.Raw
     )
     assert z85_decode(keys["public-key"]) == public
 
 
-def test_the_curve_key_differs_per_uid_and_is_stable() -> None:
-    def cert(uid: str) -> str:
-        return by_kind(render_one(job().num_nodes(1).uid(uid), flux()), "Secret")["data"]["curve.cert"]
+def test_the_curve_key_is_random_without_a_seed() -> None:
+    trainjob = job().num_nodes(1).uid("uid-1")
+    first, second = (curve_keys(render_one(trainjob, flux(), key_generator=generate_key_pair)) for _ in range(2))
+    assert first["secret-key"] != second["secret-key"], "two renders give two keys"
 
-    assert cert("a") == cert("a") != cert("b")
+
+def test_the_curve_key_is_never_derived_from_public_names() -> None:
+    """Upstream derives it from sha256(uid); a key anyone can compute from the TrainJob's names is no secret."""
+    for options in ({"key_generator": generate_key_pair}, {}):  # random, and the tests' seeded generator
+        secret = z85_decode(curve_keys(render_one(job().num_nodes(1).uid("uid-1"), flux(), **options))["secret-key"])
+        assert secret not in {hashlib.sha256(seed).digest() for seed in (b"uid-1", b"team/job", b"job")}
+
+
+def test_a_seed_reproduces_the_curve_key_per_trainjob_and_seed() -> None:
+    def key(name: str, seed: str) -> str:
+        trainjob = make_trainjob("team", name).runtime_ref("rt").num_nodes(1)
+        return curve_keys(render_one(trainjob, flux(), key_generator=seeded_key_generator(seed)))["secret-key"]
+
+    assert key("a", "s") == key("a", "s")
+    assert key("a", "s") != key("b", "s")
+    assert key("a", "s") != key("a", "t")
+
+
+def test_an_explicit_curve_key_generator_wins() -> None:
+    keys = curve_keys(render_one(job().num_nodes(1), flux(), curve_key_generator=lambda _trainjob: bytes(range(32))))
+    assert z85_decode(keys["secret-key"]) == bytes(range(32))
 
 
 def test_children_are_the_entrypoint_configmap_and_curve_secret() -> None:
@@ -272,3 +298,18 @@ INVALID = [
 @pytest.mark.parametrize("case", INVALID, ids=lambda case: case.name)
 def test_validation(case: Invalid) -> None:
     assert_rejected(case)
+
+
+def test_the_cli_renders_a_random_curve_key_unless_seeded(tmp_path, capsys) -> None:
+    import yaml
+
+    from pulumi_kubeflow_trainer.cli import main
+
+    (tmp_path / "flux.yaml").write_text(yaml.safe_dump_all([flux().obj(), job().num_nodes(2).obj()]))
+
+    def render(*extra: str) -> str:
+        assert main(["render", "-f", str(tmp_path / "flux.yaml"), *extra]) == 0
+        return capsys.readouterr().out
+
+    assert render() != render(), "without --seed every render has its own key"
+    assert render("--seed", "s") == render("--seed", "s")

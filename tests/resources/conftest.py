@@ -8,22 +8,24 @@ from typing import Any
 import pulumi
 import pytest
 
-from pulumi_kubeflow_trainer.resources import forget_declared_runtimes
-
-SSH_KEY_TYPE = "pulumi-python:dynamic/kubeflow:MPISSHKey"
+KEY_TYPE = "pulumi-python:dynamic/kubeflow:GeneratedKey"
 FAKE_PRIVATE_KEY = "-----BEGIN EC PRIVATE KEY-----\nfake\n-----END EC PRIVATE KEY-----\n"
 FAKE_PUBLIC_KEY = "ecdsa-sha2-nistp521 AAAAfake\n"
+FAKE_CURVE_SECRET, FAKE_CURVE_PUBLIC = "fake-curve-secret-z85", "fake-curve-public-z85"
 
 
 @dataclass
 class RecordingMocks(pulumi.runtime.Mocks):
     registered: list[pulumi.runtime.MockResourceArgs] = field(default_factory=list)
+    live: dict[str, dict[str, Any]] = field(default_factory=dict)  # outputs a resource reports, by name
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         self.registered.append(args)
         outputs = dict(args.inputs)
-        if args.typ == SSH_KEY_TYPE:  # a dynamic provider does not run under mocks
-            outputs |= {"private_key_pem": FAKE_PRIVATE_KEY, "public_key_openssh": FAKE_PUBLIC_KEY}
+        if args.typ == KEY_TYPE:  # a dynamic provider does not run under mocks
+            fake = (FAKE_PRIVATE_KEY, FAKE_PUBLIC_KEY) if args.inputs["kind"] == "mpi-ssh" else (FAKE_CURVE_SECRET, FAKE_CURVE_PUBLIC)
+            outputs |= {"private_key": fake[0], "public_key": fake[1]}
+        outputs |= self.live.get(args.name, {})
         return f"{args.name}-id", outputs
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
@@ -42,9 +44,7 @@ class RecordingMocks(pulumi.runtime.Mocks):
 def mocks() -> RecordingMocks:
     recording = RecordingMocks()
     pulumi.runtime.set_mocks(recording, project="project", stack="stack", preview=False)
-    forget_declared_runtimes()
-    yield recording
-    forget_declared_runtimes()
+    return recording
 
 
 def settled(*components: pulumi.Resource) -> pulumi.Output[Any]:

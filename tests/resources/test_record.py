@@ -1,55 +1,90 @@
-"""The TrainJob record's check: the upstream runtime-patch update rules, at preview time."""
+"""The TrainJob's update rules, checked by the component's before-update hook from its old and new
+`record` input: the upstream runtime-patch update rules, at preview time."""
 
+import asyncio
 from dataclasses import dataclass
 
+import pulumi
 import pytest
+from pulumi.output import UNKNOWN
 
-from pulumi_kubeflow_trainer.resources.record import TrainJobRecordProvider
+from pulumi_kubeflow_trainer.resources.record import check_update, record_of, update_errors, update_rules_hook
 
 KUEUE = [{"manager": "kueue.x-k8s.io/manager", "trainingRuntimeSpec": {"template": {"metadata": {"labels": {"a": "1"}}}}}]
 KUEUE_CHANGED = [{"manager": "kueue.x-k8s.io/manager", "trainingRuntimeSpec": {"template": {"metadata": {"labels": {"a": "2"}}}}}]
+RUNNING, SUSPENDED = {"runtimePatches": KUEUE, "suspend": False}, {"runtimePatches": KUEUE, "suspend": True}
+
+
+def record(spec: dict, trainjob: str = "team/job") -> dict:
+    return record_of(trainjob, spec)
 
 
 @dataclass(frozen=True)
 class Case:
     name: str
-    olds: dict
-    news: dict
+    old: dict | None
+    new: dict
     want_failure: str | None
 
 
 CASES = [
-    Case("creating a TrainJob checks nothing", {}, {"runtimePatches": KUEUE, "suspend": False}, None),
-    Case("unchanged patches on a running job pass", {"runtimePatches": KUEUE, "suspend": False}, {"runtimePatches": KUEUE, "suspend": False}, None),
+    Case("creating a TrainJob checks nothing", None, record({"runtimePatches": KUEUE, "suspend": False}), None),
+    Case("unchanged patches on a running job pass", record(RUNNING), record(RUNNING), None),
     Case(
         "changing patches of a running job fails",
-        {"runtimePatches": KUEUE, "suspend": False},
-        {"runtimePatches": KUEUE_CHANGED, "suspend": False},
-        "can only be modified when the TrainJob is suspended",
+        record(RUNNING),
+        record({"runtimePatches": KUEUE_CHANGED, "suspend": False}),
+        "spec.runtimePatches: Forbidden: RuntimePatches can only be modified when the TrainJob is suspended",
     ),
-    Case("changing patches while suspending passes", {"runtimePatches": KUEUE, "suspend": False}, {"runtimePatches": KUEUE_CHANGED, "suspend": True}, None),
-    Case("changing patches while resuming passes", {"runtimePatches": KUEUE, "suspend": True}, {"runtimePatches": KUEUE_CHANGED, "suspend": False}, None),
+    Case("changing patches while suspending passes", record(RUNNING), record({"runtimePatches": KUEUE_CHANGED, "suspend": True}), None),
+    Case("changing patches while resuming passes", record(SUSPENDED), record({"runtimePatches": KUEUE_CHANGED, "suspend": False}), None),
     Case(
         "a patch's time alone is no change",
-        {"runtimePatches": KUEUE, "suspend": False},
-        {"runtimePatches": [{**KUEUE[0], "time": "2026-01-01T00:00:00Z"}], "suspend": False},
+        record(RUNNING),
+        record({"runtimePatches": [{**KUEUE[0], "time": "2026-01-01T00:00:00Z"}], "suspend": False}),
         None,
     ),
+    Case("another TrainJob (namespace/name) is a new TrainJob", record(RUNNING), record({"runtimePatches": KUEUE_CHANGED}, "team/other"), None),
+    Case("a component from before records existed checks nothing", {}, record({"runtimePatches": KUEUE_CHANGED}), None),
 ]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
-def test_check(case: Case) -> None:
-    result = TrainJobRecordProvider().check(case.olds, case.news)
-    reasons = [failure.reason for failure in result.failures]
+def test_update_errors(case: Case) -> None:
+    errors = update_errors(case.old, case.new)
     if case.want_failure is None:
-        assert reasons == []
+        assert errors == []
     else:
-        assert len(reasons) == 1 and case.want_failure in reasons[0]
-        assert result.failures[0].property == "spec.runtimePatches"
+        assert len(errors) == 1 and errors[0].startswith(case.want_failure), errors
 
 
-def test_only_another_trainjob_replaces_the_record() -> None:
-    provider = TrainJobRecordProvider()
-    assert provider.diff("x", {"trainjob": "a/b", "suspend": False}, {"trainjob": "a/b", "suspend": True}).replaces == []
-    assert provider.diff("x", {"trainjob": "a/b"}, {"trainjob": "a/c"}).replaces == ["trainjob"]
+def hook_args(old: object, new: object) -> pulumi.ResourceHookArgs:
+    return pulumi.ResourceHookArgs("urn", "id", "train", "kubeflow:trainer:TrainJob", new_inputs={"record": new}, old_inputs={"record": old})
+
+
+def test_the_hook_fails_the_update_with_the_property_path() -> None:
+    args = hook_args(record(RUNNING), record({"runtimePatches": KUEUE_CHANGED, "suspend": False}))
+    with pytest.raises(ValueError, match=r"TrainJob train: invalid update:\nspec\.runtimePatches: Forbidden"):
+        asyncio.run(check_update(args))
+
+
+def test_the_hook_compares_secret_values_by_value() -> None:
+    async def run() -> None:
+        secret_patches = [{**KUEUE[0], "trainingRuntimeSpec": pulumi.Output.secret(KUEUE[0]["trainingRuntimeSpec"])}]
+        await check_update(hook_args(record(RUNNING), record({"runtimePatches": secret_patches, "suspend": False})))
+
+    asyncio.run(run())
+
+
+def test_an_unknown_value_at_preview_is_left_to_pulumi_up() -> None:
+    asyncio.run(check_update(hook_args(record(RUNNING), record({"runtimePatches": [UNKNOWN], "suspend": False}))))
+
+
+def test_the_hook_runs_during_preview() -> None:
+    async def make() -> pulumi.ResourceHook:
+        hook = update_rules_hook("test:update-rules")
+        hook._registered.cancel()  # no engine here
+        return hook
+
+    hook = asyncio.run(make())
+    assert hook.opts is not None and hook.opts.on_dry_run

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ssh import KeyGenerator, generate_key_pair
+from ..ssh import CurveKeyGenerator, KeyGenerator, curve_generator_of, generate_key_pair
 
 Manifest = dict[str, Any]
 
@@ -51,3 +51,10 @@ class RenderContext:
     # True: a TrainJob managed by MultiKueue becomes a JobSet managed by MultiKueue (what a client-side
     # renderer needs). False: like the controller, which leaves such TrainJobs alone, render nothing.
     multikueue_jobset: bool = False
+    # The Flux broker's CURVE secret. None: the one that goes with `key_generator` (a seeded generator
+    # seeds both, so `--seed` reproduces every key), else a random one.
+    curve_key_generator: CurveKeyGenerator | None = None
+
+    def curve_secret(self, trainjob_key: str) -> bytes:
+        generate = self.curve_key_generator or curve_generator_of(self.key_generator)
+        return generate(trainjob_key)

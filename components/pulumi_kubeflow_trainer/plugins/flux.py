@@ -68,7 +68,8 @@ class FluxPlugin:
             return []
         settings = _settings(info, trainjob)
         num_nodes = trainjob.spec.trainer.num_nodes if trainjob.spec.trainer and trainjob.spec.trainer.num_nodes else 1
-        cert = scripts.curve_certificate(trainjob.name, trainjob.metadata.uid or f"{trainjob.namespace}/{trainjob.name}")
+        # Random (or from the render's seed), never derived from the name or UID, which anyone can read.
+        cert = scripts.curve_certificate(trainjob.name, context.curve_secret(f"{trainjob.namespace}/{trainjob.name}"))
         return [
             {
                 "apiVersion": "v1",

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
@@ -66,14 +64,24 @@ def z85(data: bytes) -> str:
     return "".join(encoded)
 
 
-def curve_certificate(name: str, seed: str) -> str:
-    """A ZeroMQ CURVE secret certificate whose X25519 key is SHA-256 of the seed (the TrainJob's UID)."""
-    secret = X25519PrivateKey.from_private_bytes(hashlib.sha256(seed.encode()).digest())
-    public = secret.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-    private = secret.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption())
+def curve_key_pair(secret: bytes) -> tuple[str, str]:
+    """(public, secret) Z85 keys of the X25519 key pair whose private key is `secret` (32 bytes)."""
+    private = X25519PrivateKey.from_private_bytes(secret)
+    public = private.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    raw = private.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption())
+    return z85(public), z85(raw)
+
+
+def format_curve_certificate(name: str, public_z85: str, secret_z85: str) -> str:
+    """A ZeroMQ CURVE secret certificate file, as `flux keygen` writes it."""
     return (
         "#   ZeroMQ CURVE **Secret** Certificate\n"
         "#   DO NOT PROVIDE THIS FILE TO OTHER USERS nor change its permissions.\n\n"
         f'metadata\n    name = "{name}"\n'
-        f'curve\n    public-key = "{z85(public)}"\n    secret-key = "{z85(private)}"\n'
+        f'curve\n    public-key = "{public_z85}"\n    secret-key = "{secret_z85}"\n'
     )
+
+
+def curve_certificate(name: str, secret: bytes) -> str:
+    """The certificate of the key pair whose private key is `secret` (from the render's key generator)."""
+    return format_curve_certificate(name, *curve_key_pair(secret))

@@ -1,16 +1,16 @@
 """The Pulumi layer: thin components over `render()`."""
 
 from .args import DatasetInitializer, ModelInitializer, Trainer
-from .runtime import ClusterTrainingRuntime, TrainingRuntime, declared_runtimes, forget_declared_runtimes
+from .catalog import RuntimeCatalog
+from .runtime import ClusterTrainingRuntime, TrainingRuntime
 from .trainjob import TrainJob
 
 __all__ = [
     "ClusterTrainingRuntime",
     "DatasetInitializer",
     "ModelInitializer",
+    "RuntimeCatalog",
     "Trainer",
     "TrainJob",
     "TrainingRuntime",
-    "declared_runtimes",
-    "forget_declared_runtimes",
 ]

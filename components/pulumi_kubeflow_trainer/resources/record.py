@@ -1,7 +1,10 @@
-"""The TrainJob's update rules at preview time, through a dynamic resource that remembers its spec.
+"""The TrainJob's update rules at preview time, from the component's own inputs.
 
-A component cannot see its previous inputs; a resource can: the engine hands `check` the old and new
-inputs, and failures there stop `pulumi preview` with the property path, before anything changes.
+A component cannot see its previous inputs, but the engine can: the TrainJob records what the rules
+compare (`runtimePatches`, `suspend`, and which TrainJob it is) as its own input `record`, and a
+`before_update` resource hook that also runs during preview gets the old and new inputs. A failure
+there stops `pulumi preview` (and `pulumi up`) with the property path, before anything changes.
+This costs one hook per TrainJob instead of one resource per TrainJob.
 """
 
 from __future__ import annotations
@@ -9,32 +12,57 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
-from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, Resource, ResourceProvider, UpdateResult
+from pulumi.output import Unknown
 
 from ..framework.update_rules import runtime_patch_update_errors
 
+RECORD = "record"
 RECORDED = ("runtimePatches", "suspend")
 
 
-class TrainJobRecordProvider(ResourceProvider):
-    def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        if not olds:
-            return CheckResult(news, [])
-        errors = runtime_patch_update_errors(olds, news, jobset=None)
-        return CheckResult(news, [CheckFailure(error.path, error.message) for error in errors])
-
-    def create(self, props: dict[str, Any]) -> CreateResult:
-        return CreateResult(id_=str(props["trainjob"]), outs=props)
-
-    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
-        changed = [key for key in (*RECORDED, "trainjob") if olds.get(key) != news.get(key)]
-        return DiffResult(changes=bool(changed), replaces=["trainjob"] if "trainjob" in changed else [])
-
-    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        return UpdateResult(outs=news)
+def record_of(identity: pulumi.Input[str], spec: dict[str, Any]) -> dict[str, Any]:
+    """What the rules compare: the TrainJob's `namespace/name` and the recorded spec fields."""
+    return {"trainjob": identity, **{key: spec.get(key) for key in RECORDED}}
 
 
-class TrainJobRecord(Resource, module="kubeflow", name="TrainJobRecord"):
-    def __init__(self, name: str, trainjob: pulumi.Input[str], spec: dict[str, Any], opts: pulumi.ResourceOptions | None = None) -> None:
-        props = {"trainjob": trainjob, **{key: spec.get(key) for key in RECORDED}}
-        super().__init__(TrainJobRecordProvider(), name, props, opts)
+def update_errors(old: dict[str, Any] | None, new: dict[str, Any] | None) -> list[str]:
+    """`path: message` lines for an update from `old` to `new`; none for a new or another TrainJob."""
+    if not old or not new or old.get("trainjob") != new.get("trainjob"):
+        return []
+    return [str(error) for error in runtime_patch_update_errors(old, new, jobset=None)]
+
+
+class UnknownValue(Exception):
+    """A recorded value is not known yet (preview of an Output); `pulumi up` checks it once it is."""
+
+
+async def plain(value: Any) -> Any:
+    """A hook's property value without Outputs (secrets come as Outputs); UnknownValue if not known."""
+    if isinstance(value, pulumi.Output):
+        if not await value.is_known():
+            raise UnknownValue
+        value = await value.future()
+    if isinstance(value, dict):
+        return {key: await plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [await plain(item) for item in value]
+    if isinstance(value, Unknown):
+        raise UnknownValue
+    return value
+
+
+async def check_update(args: pulumi.ResourceHookArgs) -> None:
+    """The hook: raises with every broken rule, one `path: message` line each."""
+    try:
+        old = await plain((args.old_inputs or {}).get(RECORD))
+        new = await plain((args.new_inputs or {}).get(RECORD))
+    except UnknownValue:
+        return
+    errors = update_errors(old, new)
+    if errors:
+        raise ValueError(f"TrainJob {args.name}: invalid update:\n" + "\n".join(errors))
+
+
+def update_rules_hook(hook_name: str) -> pulumi.ResourceHook:
+    """The `before_update` hook of one TrainJob component (hook names are unique in a program)."""
+    return pulumi.ResourceHook(hook_name, check_update, pulumi.ResourceHookOptions(on_dry_run=True))

@@ -20,25 +20,17 @@ from .placeholders import contains_output
 
 TYPE_PREFIX = "kubeflow:trainer"
 
-# Runtimes declared in this Pulumi program, for TrainJobs that name them by runtimeRef.
-_declared: dict[tuple[str, str, str], Runtime] = {}
-
-
-def declared_runtimes() -> list[Runtime]:
-    return list(_declared.values())
-
-
-def forget_declared_runtimes() -> None:
-    """For tests that run several programs in one process."""
-    _declared.clear()
-
 
 def runtime_key(runtime: Runtime) -> tuple[str, str, str]:
+    """(kind, namespace, name): how a runtimeRef finds a runtime; cluster runtimes have no namespace."""
     namespace = (runtime.metadata.namespace or "default") if isinstance(runtime, RuntimeModel) else ""
     return (runtime.kind, namespace, runtime.name)
 
 
 class RuntimeComponent(pulumi.ComponentResource):
+    """A runtime in a Pulumi program. Declaring one registers nothing a TrainJob looks up: TrainJobs use
+    it when it is passed to them (`runtime=`, or `runtimes=` / a `RuntimeCatalog`)."""
+
     kind: ClassVar[str]
     model_type: ClassVar[type]
 
@@ -66,10 +58,6 @@ class RuntimeComponent(pulumi.ComponentResource):
             self.model = self._model(name, manifest, ml_policy, pod_group_policy, template, labels)
         except TrainerError as error:
             raise invalid_input(self, error) from None
-        key = runtime_key(self.model)
-        if key in _declared and _declared[key] != self.model:
-            raise invalid_input(self, f"{self.kind} {self.model.name!r} is declared twice with different specs")
-        _declared[key] = self.model
         rendered = self.model.to_manifest()
         if deploy:
             ObservedResource(f"{name}-{self.kind.lower()}", rendered, pulumi.ResourceOptions(parent=self))
