@@ -13,6 +13,8 @@ class KubeModel(BaseModel):
 
     Unknown fields are rejected, as the API server does for a structural CRD schema, and so are values
     of the wrong JSON type (`numNodes: "3"`, `suspend: "true"`): the API server does not coerce them.
+    Models are frozen values: renders cache what they derive from a runtime model, so a changed runtime
+    is a new model (`model_copy(update=...)`), never an edited one.
     """
 
     model_config = ConfigDict(
@@ -23,6 +25,7 @@ class KubeModel(BaseModel):
         serialize_by_alias=True,
         extra="forbid",
         loc_by_alias=True,
+        frozen=True,
     )
 
     def to_manifest(self) -> dict[str, Any]:

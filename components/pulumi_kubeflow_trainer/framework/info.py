@@ -22,6 +22,11 @@ class PodSet:
     ancestor: str | None
     count: int
     endpoints: list[str] = field(default_factory=list)
+    # Plugins edit the pod spec in place and never replace it, so it is found once.
+    pod_spec: Manifest = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.pod_spec = pod_spec_of(self.job)
 
     @property
     def name(self) -> str:
@@ -30,10 +35,6 @@ class PodSet:
     @property
     def replicas(self) -> int:
         return self.job.get("replicas", 1)
-
-    @property
-    def pod_spec(self) -> Manifest:
-        return pod_spec_of(self.job)
 
     @property
     def containers(self) -> list[Manifest]:

@@ -3,6 +3,8 @@
 The phases run in this order for every TrainJob (upstream `framework.go`):
 validate -> enforce_ml_policy -> enforce_pod_group_policy -> enforce_pod_spec -> pre_build_sync -> build.
 Within a phase plugins run in registry order, and each returns early when its policy is absent.
+A plugin may also say so ahead of time with `applies_to(runtime) -> bool`: the framework then leaves
+it out of every phase for runtimes it does not apply to (found once per runtime, not per TrainJob).
 """
 
 from __future__ import annotations

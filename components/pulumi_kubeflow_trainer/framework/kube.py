@@ -26,7 +26,25 @@ def _upsert(owner: Manifest, field: str, additions: Iterable[Manifest], matches:
 
 def upsert_env(container: Manifest, env: Iterable[Manifest]) -> None:
     """Replace same-named vars in place, append new ones (`apply.UpsertEnvVars`)."""
-    _upsert(container, "env", env, lambda a, b: a.get("name") == b["name"])
+    _upsert_named(container, "env", env)
+
+
+def _upsert_named(owner: Manifest, field: str, additions: Iterable[Manifest]) -> None:
+    """`_upsert` for items keyed by name, through an index: env lists are upserted on every render."""
+    additions = list(additions)
+    if not additions:
+        return
+    items = owner.setdefault(field, [])
+    position: dict[Any, int] = {}
+    for index, item in enumerate(items):
+        position.setdefault(item.get("name"), index)  # the first of duplicates is the one replaced
+    for addition in additions:
+        index = position.get(addition["name"])
+        if index is None:
+            position[addition["name"]] = len(items)
+            items.append(addition)
+        else:
+            items[index] = addition
 
 
 def upsert_ports(container: Manifest, ports: Iterable[Manifest]) -> None:
@@ -39,7 +57,7 @@ def upsert_ports(container: Manifest, ports: Iterable[Manifest]) -> None:
 
 
 def upsert_volumes(pod_spec: Manifest, volumes: Iterable[Manifest]) -> None:
-    _upsert(pod_spec, "volumes", volumes, lambda a, b: a.get("name") == b["name"])
+    _upsert_named(pod_spec, "volumes", volumes)
 
 
 def upsert_volume_mounts(container: Manifest, mounts: Iterable[Manifest]) -> None:

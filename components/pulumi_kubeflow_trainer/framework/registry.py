@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -37,6 +38,13 @@ class PluginRegistry:
         return [factory() for factory in self._factories.values()]
 
 
+@lru_cache(maxsize=1)
+def entry_point_plugins() -> tuple[PluginFactory, ...]:
+    """The plugins other packages declare, read once per process: scanning every installed
+    distribution's metadata costs milliseconds, far more than a render. `cache_clear()` rereads."""
+    return tuple(entry.load() for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name))
+
+
 def default_registry(*, include_entry_points: bool = True) -> PluginRegistry:
     """The built-in plugins in upstream's order of effect, then plugins other packages declare."""
     from ..plugins import BUILTIN_PLUGINS
@@ -45,6 +53,6 @@ def default_registry(*, include_entry_points: bool = True) -> PluginRegistry:
     for plugin in BUILTIN_PLUGINS:
         registry.register(plugin)
     if include_entry_points:
-        for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-            registry.register(entry.load())
+        for factory in entry_point_plugins():
+            registry.register(factory)
     return registry

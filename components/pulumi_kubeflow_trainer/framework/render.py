@@ -13,12 +13,12 @@ from ..api.runtime import ClusterTrainingRuntime, Runtime, TrainingRuntime
 from ..api.trainjob import TrainJob
 from .context import ObjectIndex, RenderContext
 from .errors import FieldError, RuntimeNotFoundError, TrainJobInvalidError
-from .framework import Framework
+from .framework import Framework, default_framework
 from .info import RuntimeInfo
 from .interfaces import Verdict
 from .kube import Manifest
 from .registry import PluginRegistry
-from .runtime_rules import deprecation_warning, validate_runtime
+from .runtime_rules import deprecation_warning
 from .template import CompiledRuntime, build_runtime_info
 
 
@@ -35,16 +35,17 @@ class Renderer:
     registry: PluginRegistry | None = None
 
     def __post_init__(self) -> None:
-        self.framework = Framework(self.registry)
+        self.framework = Framework(self.registry) if self.registry is not None else default_framework()
         self._compiled: dict[tuple[str, str, str], CompiledRuntime] = {}
         self.warnings: list[str] = []
         errors: list[FieldError] = []
         for runtime in self.runtimes:
-            verdict = validate_runtime(runtime)
-            source = f"{runtime.kind}/{runtime.name}"
-            errors.extend(error.within(source) for error in verdict.errors)
-            self.warnings.extend(verdict.warnings)
-            self._compiled[_runtime_key(runtime)] = CompiledRuntime.of(runtime)
+            compiled = CompiledRuntime.of(runtime)
+            if compiled.verdict.errors:
+                source = f"{runtime.kind}/{runtime.name}"
+                errors.extend(error.within(source) for error in compiled.verdict.errors)
+            self.warnings.extend(compiled.verdict.warnings)
+            self._compiled[_runtime_key(runtime)] = compiled
         if errors:
             raise TrainJobInvalidError(errors, warnings=self.warnings)
 
@@ -116,6 +117,9 @@ def _runtime_key(runtime: Runtime) -> tuple[str, str, str]:
     return (runtime.kind, namespace, runtime.name)
 
 
+_RENDERED_KINDS = (TrainJob, TrainingRuntime, ClusterTrainingRuntime)
+
+
 def render(objects: Any, *, registry: PluginRegistry | None = None, **options: Any) -> list[Manifest]:
     """The children of every TrainJob in `objects` (models, manifest dicts, YAML text or paths, or a list
     of them), TrainJob by TrainJob in input order. Other objects (runtimes, PriorityClasses, JobSets) are
@@ -125,7 +129,8 @@ def render(objects: Any, *, registry: PluginRegistry | None = None, **options: A
 
     models = load(objects)
     runtimes = [model for model in models if isinstance(model, (TrainingRuntime, ClusterTrainingRuntime))]
-    cluster = ObjectIndex.of(model.to_manifest() for model in models if not isinstance(model, TrainJob))
+    # Rules look up other kinds (PriorityClasses, JobSets), never runtimes or TrainJobs.
+    cluster = ObjectIndex.of(model.to_manifest() for model in models if not isinstance(model, _RENDERED_KINDS))
     renderer = Renderer(runtimes, context=RenderContext(cluster=cluster, **options), registry=registry)
     manifests: list[Manifest] = []
     for model in models:

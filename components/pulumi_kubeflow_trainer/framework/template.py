@@ -7,31 +7,48 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..api import constants as c
+from ..api.patches import RuntimePatch
 from ..api.runtime import Runtime
 from ..api.trainjob import TrainJob
 from .info import PodSet, RuntimeInfo
-from .kube import Manifest, dig, find_named, pod_spec_of
+from .interfaces import Verdict
+from .kube import Manifest, dig, find_named
+from .memo import IdentityMemo
 from .merge import strategic_merge
+from .runtime_rules import validate_runtime
 
 
 @dataclass
 class CompiledRuntime:
-    """A runtime made ready to render many TrainJobs: its JobSet spec dumped once, copied per render."""
+    """A runtime made ready to render many TrainJobs: validated and its JobSet spec dumped once,
+    the spec copied per render."""
 
     runtime: Runtime
     jobset_spec: Manifest
     labels: dict[str, str]
     annotations: dict[str, str]
+    verdict: Verdict = field(default_factory=Verdict)  # the runtime webhook's answer
     cache: dict[str, Any] = field(default_factory=dict)
+    _pickled_spec: bytes = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._pickled_spec = pickle.dumps(self.jobset_spec, protocol=pickle.HIGHEST_PROTOCOL)
 
     def spec_copy(self) -> Manifest:
         """A private copy of the JobSet spec for one render; unpickling is the fastest deep copy."""
-        if "pickled" not in self.cache:
-            self.cache["pickled"] = pickle.dumps(self.jobset_spec, protocol=pickle.HIGHEST_PROTOCOL)
-        return pickle.loads(self.cache["pickled"])
+        return pickle.loads(self._pickled_spec)
 
     @classmethod
     def of(cls, runtime: Runtime) -> CompiledRuntime:
+        """The compiled form of a runtime model, made once per model object: models are frozen values,
+        so whatever a program renders against the same runtime shares the work."""
+        compiled = _COMPILED.get(runtime)
+        if compiled is None:
+            compiled = _COMPILED.put(runtime, cls._compile(runtime))
+        return compiled
+
+    @classmethod
+    def _compile(cls, runtime: Runtime) -> CompiledRuntime:
         template = runtime.spec.template
         metadata = template.metadata
         spec = template.spec.to_manifest() if template.spec is not None else {}
@@ -40,8 +57,8 @@ class CompiledRuntime:
             jobset_spec=spec,
             labels=dict((metadata.labels if metadata else None) or {}),
             annotations=dict((metadata.annotations if metadata else None) or {}),
+            verdict=validate_runtime(runtime),
         )
-
 
     @property
     def job_names(self) -> tuple[str, ...]:
@@ -55,32 +72,39 @@ class CompiledRuntime:
         return list(dig(job, "template", "spec", "template", "spec", field) or [])
 
 
+# Compiled runtimes by model object (models are frozen values, so the compiled form stays true).
+_COMPILED: IdentityMemo[Runtime, CompiledRuntime] = IdentityMemo()
+
+
 def build_runtime_info(trainjob: TrainJob, compiled: CompiledRuntime) -> RuntimeInfo:
-    labels, annotations = _jobset_metadata(trainjob, compiled)
-    spec = _apply_runtime_patches(trainjob, compiled.spec_copy())
+    patches = trainjob.spec.runtime_patches
+    spec = _apply_runtime_patches(patches, compiled.spec_copy()) if patches else compiled.spec_copy()
+    runtime = compiled.runtime
+    pod_sets = _pod_sets(runtime, spec)
     trainer = trainjob.spec.trainer
     requested = trainer.resources_per_node.to_manifest() if trainer and trainer.resources_per_node is not None else None
     if requested is not None:
-        _merge_resources_per_node(requested, compiled.runtime, spec)
+        _merge_resources_per_node(requested, runtime, pod_sets)
+    labels, annotations = _jobset_metadata(patches, compiled) if patches else (dict(compiled.labels), dict(compiled.annotations))
     return RuntimeInfo(
         trainjob=trainjob,
         compiled=compiled,
         labels=labels,
         annotations=annotations,
         jobset_spec=spec,
-        pod_sets=_pod_sets(compiled.runtime, spec),
-        ml_policy=compiled.runtime.spec.ml_policy,
-        pod_group_policy=compiled.runtime.spec.pod_group_policy,
+        pod_sets=pod_sets,
+        ml_policy=runtime.spec.ml_policy,
+        pod_group_policy=runtime.spec.pod_group_policy,
         trainer_command=list(trainer.command) if trainer and trainer.command else None,
         trainer_args=list(trainer.args) if trainer and trainer.args else None,
         requested_resources=requested,
     )
 
 
-def _jobset_metadata(trainjob: TrainJob, compiled: CompiledRuntime) -> tuple[dict[str, str], dict[str, str]]:
+def _jobset_metadata(patches: list[RuntimePatch], compiled: CompiledRuntime) -> tuple[dict[str, str], dict[str, str]]:
     """Runtime template metadata, then each patch's in list order; the TrainJob's own labels do not propagate."""
     labels, annotations = dict(compiled.labels), dict(compiled.annotations)
-    for patch in trainjob.spec.runtime_patches or ():
+    for patch in patches:
         template = patch.training_runtime_spec.template if patch.training_runtime_spec else None
         if template is not None and template.metadata is not None:
             labels.update(template.metadata.labels or {})
@@ -88,10 +112,10 @@ def _jobset_metadata(trainjob: TrainJob, compiled: CompiledRuntime) -> tuple[dic
     return labels, annotations
 
 
-def _apply_runtime_patches(trainjob: TrainJob, spec: Manifest) -> Manifest:
+def _apply_runtime_patches(patches: list[RuntimePatch], spec: Manifest) -> Manifest:
     original_order = {job["name"]: index for index, job in enumerate(spec.get("replicatedJobs") or [])}
     patched = False
-    for patch in trainjob.spec.runtime_patches or ():
+    for patch in patches:
         template = patch.training_runtime_spec.template if patch.training_runtime_spec else None
         if template is not None and template.spec is not None:
             spec = strategic_merge(spec, template.spec.to_manifest())
@@ -102,13 +126,13 @@ def _apply_runtime_patches(trainjob: TrainJob, spec: Manifest) -> Manifest:
     return spec
 
 
-def _merge_resources_per_node(wanted: Manifest, runtime: Runtime, spec: Manifest) -> None:
+def _merge_resources_per_node(wanted: Manifest, runtime: Runtime, pod_sets: list[PodSet]) -> None:
     ml_policy = runtime.spec.ml_policy
     launcher_as_node = bool(ml_policy and ml_policy.mpi and ml_policy.mpi.run_launcher_as_node)
-    for job in spec.get("replicatedJobs") or []:
-        is_trainer = _ancestor(job) == c.ANCESTOR_TRAINER and ml_policy is not None
-        if is_trainer or (launcher_as_node and job.get("name") == c.NODE):
-            node = find_named(pod_spec_of(job).get("containers"), c.NODE)
+    for pod_set in pod_sets:
+        is_trainer = pod_set.ancestor == c.ANCESTOR_TRAINER and ml_policy is not None
+        if is_trainer or (launcher_as_node and pod_set.name == c.NODE):
+            node = pod_set.find_container(c.NODE)
             if node is not None:
                 node["resources"] = _merge_resources(node.get("resources") or {}, wanted)
 
@@ -126,19 +150,16 @@ def _merge_claims(current: list[Manifest], wanted: list[Manifest]) -> list[Manif
     return list(by_name.values())
 
 
-def _ancestor(job: Manifest) -> str | None:
-    return dig(job, "template", "metadata", "labels", c.LABEL_ANCESTOR)
-
-
 def _pod_sets(runtime: Runtime, spec: Manifest) -> list[PodSet]:
     ml_policy = runtime.spec.ml_policy
     pod_sets = []
     for job in spec.get("replicatedJobs") or []:
-        ancestor = _ancestor(job)
+        template = job.setdefault("template", {})
+        ancestor = ((template.get("metadata") or {}).get("labels") or {}).get(c.LABEL_ANCESTOR)
         if ancestor == c.ANCESTOR_TRAINER and ml_policy is not None:
             count = ml_policy.num_nodes if ml_policy.num_nodes is not None else 1
         else:
-            parallelism = dig(job, "template", "spec", "parallelism")
+            parallelism = (template.get("spec") or {}).get("parallelism")
             count = parallelism if parallelism is not None else 1
         pod_sets.append(PodSet(job=job, ancestor=ancestor, count=max(count, 1)))
     return pod_sets

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ..api.runtime import Runtime
 from ..api.trainjob import TrainJob
 from ..framework.context import RenderContext
 from ..framework.info import RuntimeInfo
@@ -18,13 +19,18 @@ POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 class CoSchedulingPlugin:
     name: ClassVar[str] = NAME
 
+    @staticmethod
+    def applies_to(runtime: Runtime) -> bool:
+        policy = runtime.spec.pod_group_policy
+        return policy is not None and policy.coscheduling is not None
+
     def enforce_pod_group_policy(self, info: RuntimeInfo, trainjob: TrainJob) -> None:
-        if info.pod_group_policy is None or info.pod_group_policy.coscheduling is None:
+        if not self.applies_to(info.runtime):
             return
         mark_pod_templates(info, "labels", POD_GROUP_LABEL, trainjob.name)
 
     def build(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> list[Manifest]:
-        if info.pod_group_policy is None or info.pod_group_policy.coscheduling is None:
+        if not self.applies_to(info.runtime):
             return []
         timeout = info.pod_group_policy.coscheduling.schedule_timeout_seconds
         return [pod_group(info, API_VERSION, scheduleTimeoutSeconds=timeout)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..api import constants as c
+from ..api.runtime import Runtime
 from ..api.trainjob import TrainJob
 from ..framework.info import RuntimeInfo
 from ..framework.kube import field_ref_env, upsert_env, upsert_ports
@@ -15,8 +16,13 @@ NAME = "JAX"
 class JAXPlugin:
     name: ClassVar[str] = NAME
 
+    @staticmethod
+    def applies_to(runtime: Runtime) -> bool:
+        policy = runtime.spec.ml_policy
+        return policy is not None and policy.jax is not None
+
     def enforce_ml_policy(self, info: RuntimeInfo, trainjob: TrainJob) -> None:
-        if info.ml_policy is None or info.ml_policy.jax is None:
+        if not self.applies_to(info.runtime):
             return
         pod_set = info.trainer_pod_set
         trainer = trainjob.spec.trainer

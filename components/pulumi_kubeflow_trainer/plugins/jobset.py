@@ -24,12 +24,14 @@ class JobSetPlugin:
         return jobset_validation.validate(info, trainjob)
 
     def pre_build_sync(self, info: RuntimeInfo, trainjob: TrainJob) -> None:
-        subdomain = info.subdomain
+        subdomain, name = info.subdomain, trainjob.name
         for pod_set in info.pod_sets:
+            job, count = pod_set.name, pod_set.count
+            # One string per pod: a 1,024-node MPI job has 1,024 of them, so nothing is looked up per pod.
             pod_set.endpoints = [
-                f"{trainjob.name}-{pod_set.name}-{replica}-{pod}.{subdomain}"
-                for replica in range(pod_set.replicas)
-                for pod in range(pod_set.count)
+                f"{prefix}{pod}.{subdomain}"
+                for prefix in [f"{name}-{job}-{replica}-" for replica in range(pod_set.replicas)]
+                for pod in range(count)
             ]
             job_spec = pod_set.job.setdefault("template", {}).setdefault("spec", {})
             job_spec["parallelism"] = pod_set.count

@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from ..api import constants as c
 from ..api.rules import show
-from ..api.runtime import MPIMLPolicySource
+from ..api.runtime import MPIMLPolicySource, Runtime
 from ..api.trainjob import TrainJob
 from ..framework.context import RenderContext
 from ..framework.errors import FieldError, PluginError
@@ -53,11 +53,12 @@ RESERVED_ENV = frozenset(
 )
 
 
-def _hostfile_line(implementation: str, endpoint: str, slots: int) -> str:
-    """OpenMPI's `host slots=n`, mpi-operator's `host:n` for Intel and MPICH; nothing otherwise, as upstream."""
+def _hostfile_suffix(implementation: str, slots: int) -> str | None:
+    """What follows each host: OpenMPI's `host slots=n`, mpi-operator's `host:n` for Intel and MPICH;
+    None (no hostfile lines) otherwise, as upstream."""
     if implementation == "OpenMPI":
-        return f"{endpoint} slots={slots}\n"
-    return f"{endpoint}:{slots}\n" if implementation in ("Intel", "MPICH") else ""
+        return f" slots={slots}\n"
+    return f":{slots}\n" if implementation in ("Intel", "MPICH") else None
 
 
 def secret_name(trainjob: TrainJob) -> str:
@@ -70,6 +71,11 @@ def hostfile_name(trainjob: TrainJob) -> str:
 
 class MPIPlugin:
     name: ClassVar[str] = NAME
+
+    @staticmethod
+    def applies_to(runtime: Runtime) -> bool:
+        policy = runtime.spec.ml_policy
+        return policy is not None and policy.mpi is not None
 
     def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
         mpi = _policy(info)
@@ -168,16 +174,16 @@ class MPIPlugin:
 
     @staticmethod
     def _hostfile_config_map(info: RuntimeInfo, trainjob: TrainJob, mpi: MPIMLPolicySource) -> Manifest:
-        slots = info.slots_per_node or mpi.num_proc_per_node
-        lines = []
+        suffix = _hostfile_suffix(mpi.mpi_implementation, info.slots_per_node or mpi.num_proc_per_node)
+        hosts = []
         for pod_set in info.pod_sets:
-            if pod_set.name == c.NODE or (mpi.run_launcher_as_node and pod_set.name == c.LAUNCHER):
-                lines.extend(_hostfile_line(mpi.mpi_implementation, endpoint, slots) for endpoint in pod_set.endpoints)
+            if suffix is not None and (pod_set.name == c.NODE or (mpi.run_launcher_as_node and pod_set.name == c.LAUNCHER)):
+                hosts.extend(pod_set.endpoints)
         return {
             "apiVersion": "v1",
             "kind": "ConfigMap",
             "metadata": child_metadata(trainjob, hostfile_name(trainjob)),
-            "data": {"hostfile": "".join(lines)},
+            "data": {"hostfile": suffix.join(hosts) + suffix if suffix is not None and hosts else ""},
         }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..api import constants as c
+from ..api.runtime import Runtime
 from ..api.trainjob import TrainJob
 from ..framework.info import RuntimeInfo
 from ..framework.kube import env_manifests, upsert_env
@@ -15,9 +16,14 @@ NAME = "PlainML"
 class PlainMLPlugin:
     name: ClassVar[str] = NAME
 
+    @staticmethod
+    def applies_to(runtime: Runtime) -> bool:
+        """Runtimes whose policy has no node-count plugin of its own (none, XGBoost, Flux)."""
+        policy = runtime.spec.ml_policy
+        return policy is None or not (policy.torch or policy.mpi or policy.jax)
+
     def enforce_ml_policy(self, info: RuntimeInfo, trainjob: TrainJob) -> None:
-        policy = info.ml_policy
-        if policy is not None and (policy.torch or policy.mpi or policy.jax):
+        if not self.applies_to(info.runtime):
             return
         self._set_num_nodes(info, trainjob)
         self._upsert_trainer_env(info, trainjob)

@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from ..api import constants as c
 from ..api.rules import show
+from ..api.runtime import Runtime
 from ..api.trainjob import TrainJob
 from ..framework.context import RenderContext
 from ..framework.errors import FieldError, PluginError
@@ -34,8 +35,13 @@ def resolve_num_proc_per_node(info: RuntimeInfo, trainjob: TrainJob) -> NumProcP
 class TorchPlugin:
     name: ClassVar[str] = NAME
 
+    @staticmethod
+    def applies_to(runtime: Runtime) -> bool:
+        policy = runtime.spec.ml_policy
+        return policy is not None and policy.torch is not None
+
     def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
-        if info.ml_policy is None or info.ml_policy.torch is None:
+        if not self.applies_to(info.runtime):
             return NO_FINDINGS
         verdict = Verdict()
         verdict.errors.extend(_missing_injection_targets(info))
@@ -47,7 +53,7 @@ class TorchPlugin:
         return verdict
 
     def enforce_ml_policy(self, info: RuntimeInfo, trainjob: TrainJob) -> None:
-        if info.ml_policy is None or info.ml_policy.torch is None:
+        if not self.applies_to(info.runtime):
             return
         pod_set = info.trainer_pod_set
         self._set_num_nodes(pod_set, trainjob)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..api.rules import show
+from ..api.runtime import Runtime
 from ..api.trainjob import TrainJob
 from ..framework.context import RenderContext
 from ..framework.errors import FieldError
@@ -23,8 +24,13 @@ BUILTIN_PRIORITY_CLASSES = ("system-cluster-critical", "system-node-critical")
 class VolcanoPlugin:
     name: ClassVar[str] = NAME
 
+    @staticmethod
+    def applies_to(runtime: Runtime) -> bool:
+        policy = runtime.spec.pod_group_policy
+        return policy is not None and policy.volcano is not None
+
     def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
-        if info.pod_group_policy is None or info.pod_group_policy.volcano is None:
+        if not self.applies_to(info.runtime):
             return NO_FINDINGS
         verdict = Verdict()
         if QUEUE_ANNOTATION in info.annotations and not info.annotations[QUEUE_ANNOTATION]:
@@ -39,12 +45,12 @@ class VolcanoPlugin:
         return verdict
 
     def enforce_pod_group_policy(self, info: RuntimeInfo, trainjob: TrainJob) -> None:
-        if info.pod_group_policy is None or info.pod_group_policy.volcano is None:
+        if not self.applies_to(info.runtime):
             return
         mark_pod_templates(info, "annotations", GROUP_NAME_ANNOTATION, trainjob.name)
 
     def build(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> list[Manifest]:
-        if info.pod_group_policy is None or info.pod_group_policy.volcano is None:
+        if not self.applies_to(info.runtime):
             return []
         topology = info.pod_group_policy.volcano.network_topology
         return [

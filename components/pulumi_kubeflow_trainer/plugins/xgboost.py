@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from ..api import constants as c
 from ..api.rules import show
+from ..api.runtime import Runtime
 from ..api.trainjob import TrainJob
 from ..framework.context import RenderContext
 from ..framework.errors import FieldError
@@ -20,9 +21,14 @@ RESERVED_ENV = ("DMLC_TRACKER_URI", "DMLC_TRACKER_PORT", "DMLC_TASK_ID", "DMLC_N
 class XGBoostPlugin:
     name: ClassVar[str] = NAME
 
+    @staticmethod
+    def applies_to(runtime: Runtime) -> bool:
+        policy = runtime.spec.ml_policy
+        return policy is not None and policy.xgboost is not None
+
     def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
         trainer = trainjob.spec.trainer
-        if info.ml_policy is None or info.ml_policy.xgboost is None or trainer is None:
+        if not self.applies_to(info.runtime) or trainer is None:
             return NO_FINDINGS
         verdict = Verdict()
         for index, var in enumerate(trainer.env or []):
@@ -37,7 +43,7 @@ class XGBoostPlugin:
 
     def enforce_ml_policy(self, info: RuntimeInfo, trainjob: TrainJob) -> None:
         pod_set = info.trainer_pod_set
-        if info.ml_policy is None or info.ml_policy.xgboost is None or pod_set is None:
+        if not self.applies_to(info.runtime) or pod_set is None:
             return
         trainer = trainjob.spec.trainer
         if trainer is not None and trainer.num_nodes is not None:
