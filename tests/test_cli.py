@@ -187,7 +187,7 @@ BAD_INPUTS = [
         "metadata: Invalid value: [1]: input should be a valid dictionary",
         field_error=True,
     ),
-    Bad("a document with an unhashable key is invalid yaml", "? [a]\n: b\n", "invalid YAML"),
+    Bad("a list as a key is no JSON object", "? [a]\n: b\n", ":1:3: a mapping key must be a string, not a list"),
 ]
 
 

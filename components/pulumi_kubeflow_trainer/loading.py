@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Union
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from .api import constants as c
@@ -15,7 +14,7 @@ from .api.jobset import JobSet
 from .api.runtime import ClusterTrainingRuntime, TrainingRuntime
 from .api.trainjob import TrainJob
 from .framework.errors import FieldError, ManifestError, TrainJobInvalidError, field_errors
-from .yamlio import load_documents
+from .yamlio import MAX_DEPTH, MAX_TEXT, decode, json_problem, load_documents
 
 MODELS: dict[str, type[BaseModel]] = {
     c.TRAINJOB_KIND: TrainJob,
@@ -52,16 +51,16 @@ def parse(manifest: Mapping[str, Any], where: str = "") -> Loaded:
 def load(source: Source | Iterable[Source]) -> list[Loaded]:
     """Models from YAML text, a file, a directory of *.yaml, a manifest dict, a model, or a list of these.
 
-    Every document is checked; one TrainJobInvalidError reports the errors of all of them.
+    Every document is checked; one TrainJobInvalidError reports the errors of all of them. Input that
+    is no Kubernetes object, or exceeds a limit of `yamlio`, is a ManifestError naming where it is.
     """
     loaded: list[Loaded] = []
     errors: list[FieldError] = []
-    for manifest, where in _manifests(source):
-        if isinstance(manifest, BaseModel):
-            loaded.append(manifest)  # type: ignore[arg-type]
-            continue
+    for manifest, where, checked in _manifests(source, 0):
         try:
-            loaded.append(parse(manifest, where))
+            if not checked:
+                _check_json(manifest, where)
+            loaded.append(manifest if isinstance(manifest, BaseModel) else parse(manifest, where))  # type: ignore[arg-type]
         except TrainJobInvalidError as invalid:
             errors.extend(invalid.errors)
     if errors:
@@ -69,16 +68,21 @@ def load(source: Source | Iterable[Source]) -> list[Loaded]:
     return loaded
 
 
-def _manifests(source: Any) -> Iterable[tuple[Any, str]]:
+def _manifests(source: Any, depth: int) -> Iterable[tuple[Any, str, bool]]:
+    """(manifest or model, where it is from, whether it is known to hold JSON values only)."""
     if isinstance(source, (BaseModel, Mapping)):
-        yield source, ""
+        yield source, "", False
+    elif isinstance(source, (bytes, bytearray, memoryview)):
+        raise ManifestError("cannot load bytes: decode them to text (YAML is UTF-8), or give the file's path")
     elif isinstance(source, Path) or (isinstance(source, str) and _looks_like_path(source)):
         yield from _from_path(Path(source))
     elif isinstance(source, str):
         yield from _from_text(source, "")
     elif isinstance(source, Iterable):
+        if depth >= MAX_DEPTH:
+            raise ManifestError(f"the sources nest deeper than {MAX_DEPTH} lists: the limit")
         for item in source:
-            yield from _manifests(item)
+            yield from _manifests(item, depth + 1)
     else:
         raise ManifestError(f"cannot load {type(source).__name__}: give YAML text, a path, a dict or a model")
 
@@ -92,64 +96,49 @@ def _looks_like_path(text: str) -> bool:
         return False
 
 
-def _from_path(path: Path) -> Iterable[tuple[Any, str]]:
-    if path.is_dir():
-        for child in sorted(path.rglob("*.y*ml")):
-            yield from _from_path(child)
+def _from_path(path: Path) -> Iterable[tuple[Any, str, bool]]:
+    if _is_dir(path):
+        # Regular files only: reading a FIFO or a device named *.yaml would block or never end.
+        for child in sorted(child for child in path.rglob("*.y*ml") if child.is_file()):
+            yield from _from_text(_read(child), str(child))
         return
+    yield from _from_text(_read(path), str(path))
+
+
+def _is_dir(path: Path) -> bool:
     try:
-        text = path.read_text()
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
+
+
+def _read(path: Path) -> str:
+    """The file's text: at most MAX_TEXT bytes are read, whatever the file is (/dev/zero included)."""
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_TEXT + 1)
     except OSError as error:
-        raise ManifestError(f"{path}: cannot read: {error.strerror}") from None
-    yield from _from_text(text, str(path))
+        raise ManifestError(f"{path}: cannot read: {error.strerror or error}") from None
+    except ValueError as error:  # a NUL in the path
+        raise ManifestError(f"{path}: cannot read: {error}") from None
+    if len(data) > MAX_TEXT:
+        raise ManifestError(f"{path}: larger than the limit of {MAX_TEXT >> 20} MiB for one file")
+    return decode(data, str(path))
 
 
-def _from_text(text: str, name: str) -> Iterable[tuple[Any, str]]:
+def _from_text(text: str, name: str) -> Iterable[tuple[Any, str, bool]]:
+    for number, document in enumerate(load_documents(text, name), start=1):
+        if document is not None:
+            yield document, f"{name}#{number}" if name else f"document {number}", True
+
+
+def _check_json(manifest: Any, where: str) -> None:
+    """Dicts and models from Python: only what YAML could have said (JSON values within the limits)."""
     try:
-        documents = list(load_documents(text))
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"{name or 'YAML'}:{mark.line + 1}:{mark.column + 1}" if mark else name or "YAML"
-        problem = getattr(error, "problem", None) or str(error)
-        raise ManifestError(f"{where}: invalid YAML: {problem}") from None
-    for number, document in enumerate(documents, start=1):
-        if document is None:
-            continue
-        where = f"{name}#{number}" if name else f"document {number}"
-        problem = _shape_problem(document)
-        if problem:
-            raise ManifestError(f"{where}: {problem}")
-        yield document, where
-
-
-MAX_DEPTH = 100  # far beyond any real manifest (a JobSet template nests about 15 levels)
-
-
-def _shape_problem(document: Any) -> str:
-    """What keeps a YAML document from being a JSON object: a node containing itself through an alias,
-    or nesting too deep to process. Iterative, so deep documents cannot exhaust the stack."""
-    path: set[int] = set()
-    stack: list[tuple[Any, Iterator[Any]]] = []
-
-    def enter(node: Any) -> str:
-        if id(node) in path:
-            return "a YAML alias refers to an enclosing node; such a document has no JSON form"
-        if len(stack) >= MAX_DEPTH:
-            return f"the document nests deeper than {MAX_DEPTH} levels"
-        path.add(id(node))
-        stack.append((node, iter(node.values() if isinstance(node, dict) else node)))
-        return ""
-
-    problem = enter(document) if isinstance(document, (dict, list)) else ""
-    while stack and not problem:
-        node, children = stack[-1]
-        child = next(children, _DONE)
-        if child is _DONE:
-            path.discard(id(node))
-            stack.pop()
-        elif isinstance(child, (dict, list)):
-            problem = enter(child)
-    return problem
-
-
-_DONE = object()
+        document = manifest.model_dump(by_alias=True, exclude_unset=True, exclude_none=True) if isinstance(manifest, BaseModel) else manifest
+    except (ValueError, RecursionError) as error:  # pydantic: a circular reference among the extra fields
+        raise ManifestError(f"{where or 'model'}: cannot serialize: {error}") from None
+    problem = json_problem(document)
+    if problem is not None:
+        label = describe(document, where) if isinstance(document, Mapping) else where
+        raise TrainJobInvalidError([problem], source=label)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from .api import constants as c
+from .api.rules import show
+from .framework.errors import FieldError, TrainerError, TrainJobInvalidError
 from .framework.kube import Manifest
 
 SUSPENDED, COMPLETE, FAILED = "Suspended", "Complete", "Failed"
@@ -48,7 +51,15 @@ def is_finished(conditions: list[Manifest]) -> bool:
 
 
 def compute_status(trainjob: Manifest, jobset: Manifest | None, *, runtime_supported: bool, now: datetime) -> Manifest:
-    """The TrainJob's new `.status` (a dict); the input is not modified."""
+    """The TrainJob's new `.status` (a dict); the input is not modified.
+
+    Raises TrainJobInvalidError when a field it reads has the wrong shape (`status.conditions` not a
+    list of objects, ...), TrainerError when `now` is not a datetime; a naive `now` is UTC.
+    """
+    _check_shapes(trainjob, _TRAINJOB_SHAPES, "TrainJob")
+    if jobset is not None:
+        _check_shapes(jobset, _JOBSET_SHAPES, "JobSet")
+    now = _utc(now)
     spec = trainjob.get("spec") or {}
     status: dict[str, Any] = _copy_status(trainjob.get("status"))
     if spec.get("managedBy", c.MANAGED_BY_TRAINER) != c.MANAGED_BY_TRAINER:
@@ -106,12 +117,13 @@ def _copy_jobset_status(status: Manifest, conditions: list[Manifest], jobset_sta
 def _enforce_deadline(trainjob: Manifest, conditions: list[Manifest], now: datetime) -> None:
     spec = trainjob.get("spec") or {}
     seconds = spec.get("activeDeadlineSeconds") or 0
-    if seconds <= 0 or is_finished(conditions) or spec.get("suspend"):
+    # A deadline past what datetimes span (year 9999) can never have passed; timedelta would overflow.
+    if not 0 < seconds < _LONGEST_DEADLINE or is_finished(conditions) or spec.get("suspend"):
         return
     resumed = find_condition(conditions, SUSPENDED)
     start = _parse_time(resumed.get("lastTransitionTime")) if resumed and resumed.get("status") == "False" else None
     start = start or _parse_time((trainjob.get("metadata") or {}).get("creationTimestamp"))
-    if start is not None and now > start + timedelta(seconds=seconds):
+    if start is not None and now - start > timedelta(seconds=seconds):
         set_condition(conditions, _condition(FAILED, "True", DEADLINE_EXCEEDED, "TrainJob exceeded its active deadline"), now)
 
 
@@ -119,3 +131,62 @@ def _tidy(status: Manifest) -> Manifest:
     if not status.get("conditions"):
         status.pop("conditions", None)
     return status
+
+
+_LONGEST_DEADLINE = 10**12  # seconds: 31,000 years
+_MAPPING, _LIST, _STRING, _INTEGER = (Mapping,), (list,), (str,), (int,)
+_TRAINJOB_SHAPES: dict[str, tuple[type, ...]] = {
+    "": _MAPPING,
+    "metadata": _MAPPING,
+    "spec": _MAPPING,
+    "spec.managedBy": _STRING,
+    "spec.runtimeRef": _MAPPING,
+    "spec.activeDeadlineSeconds": _INTEGER,
+    "status": _MAPPING,
+    "status.conditions": _LIST,
+    "status.conditions[]": _MAPPING,
+}
+_JOBSET_SHAPES: dict[str, tuple[type, ...]] = {
+    "": _MAPPING,
+    "status": _MAPPING,
+    "status.conditions": _LIST,
+    "status.conditions[]": _MAPPING,
+    "status.replicatedJobsStatus": _LIST,
+    "status.replicatedJobsStatus[]": _MAPPING,
+}
+
+
+def _check_shapes(document: Any, shapes: dict[str, tuple[type, ...]], kind: str) -> None:
+    """The fields compute_status reads, each absent, null or of its JSON type; all errors at once."""
+    errors = []
+    for path, types in shapes.items():
+        for where, value in _values_at(document, path):
+            if value is not None and (not isinstance(value, types) or (types is _INTEGER and isinstance(value, bool))):
+                errors.append(FieldError(where, f"Invalid value: {show(value)}: must be {_TYPE_NAMES[types]}"))
+    if errors:
+        name = document.get("metadata", {}).get("name") if isinstance(document, Mapping) and isinstance(document.get("metadata"), Mapping) else None
+        raise TrainJobInvalidError(errors, source=f"{kind}/{name or '?'}")
+
+
+_TYPE_NAMES = {_MAPPING: "an object", _LIST: "a list", _STRING: "a string", _INTEGER: "an integer"}
+
+
+def _values_at(document: Any, path: str) -> list[tuple[str, Any]]:
+    """(path, value) of `path` in `document`; `[]` at the end means each item of the list there."""
+    each = path.endswith("[]")
+    value: Any = document
+    for part in (path[:-2] if each else path).split(".") if path else ():
+        value = value.get(part) if isinstance(value, Mapping) else None
+    if not each:
+        return [(path, value)]
+    items = value if isinstance(value, list) else []
+    return [(f"{path[:-2]}[{index}]", item) for index, item in enumerate(items)]
+
+
+def _utc(now: Any) -> datetime:
+    if not isinstance(now, datetime):
+        raise TrainerError(f"now: expected a datetime, got {type(now).__name__}")
+    try:
+        return now.astimezone(timezone.utc) if now.tzinfo else now.replace(tzinfo=timezone.utc)
+    except OverflowError:
+        raise TrainerError(f"now: {now.isoformat()} is out of the range of UTC datetimes") from None

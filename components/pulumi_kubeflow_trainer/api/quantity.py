@@ -26,6 +26,10 @@ _QUANTITY = re.compile(
     r"(?:(?P<exponent>[eE][+-]?\d+)|(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]?))$"
 )
 _NANO = 10**9
+_MAX_UNITS = 2**63 - 1
+_MAX_INT32 = 2**31 - 1
+_MAX_CHARS = 64  # far beyond any real quantity; keeps the arithmetic small
+_RANGE = "quantities must be below 2^63 (9.2e18), the int64 the scheduler and kubelet count in"
 
 
 class QuantityError(ValueError):
@@ -47,22 +51,17 @@ class Quantity:
     def _parse(cls, text: Any) -> Quantity:
         if isinstance(text, bool) or not isinstance(text, (str, int, float)):
             raise QuantityError(f"quantity must be a string or a number, not {text!r}")
-        match = _QUANTITY.match(str(text).strip())
+        if isinstance(text, int) and not -_MAX_UNITS <= text <= _MAX_UNITS:
+            raise QuantityError(f"quantity out of range: {_RANGE}")
+        string = str(text).strip()
+        if len(string) > _MAX_CHARS:
+            raise QuantityError(f"quantity {string[:20]!r}... has more than {_MAX_CHARS} characters")
+        match = _QUANTITY.match(string)
         if match is None:
             raise QuantityError(
                 f"{text!r} is not a quantity: use a number with an optional suffix such as 500m, 2, 4Gi or 1e3"
             )
-        value = Fraction(match["number"])
-        if match["exponent"]:
-            value *= Fraction(10) ** int(match["exponent"][1:])
-            fmt = DECIMAL_EXPONENT
-        elif match["suffix"] in _BINARY_SUFFIXES:
-            value *= 1024 ** _BINARY_SUFFIXES[match["suffix"]]
-            fmt = BINARY_SI
-        else:
-            value *= Fraction(10) ** _DECIMAL_SUFFIXES[match["suffix"]]
-            fmt = DECIMAL_SI
-        nanos = -((-value * _NANO).__floor__())  # round up, as the API server does
+        nanos, fmt = _nanos(match)
         return cls(-nanos if match["sign"] == "-" else nanos, fmt)
 
     def is_zero(self) -> bool:
@@ -87,6 +86,47 @@ class Quantity:
         if self.format == BINARY_SI and magnitude >= 1024 * _NANO and magnitude % _NANO == 0:
             return sign + _binary_string(magnitude // _NANO)
         return sign + _decimal_string(magnitude, self.format)
+
+
+def _nanos(match: re.Match[str]) -> tuple[int, str]:
+    """The magnitude in nanos, rounded up as the API server does; BinarySI capped at 2^63-1 as it is."""
+    if match["exponent"]:
+        exponent, fmt = int(match["exponent"][1:]), DECIMAL_EXPONENT
+        if abs(exponent) > _MAX_INT32:  # Kubernetes parses the exponent as an int32
+            raise QuantityError(f"the exponent of {match.group(0)!r} is beyond int32")
+    elif match["suffix"] in _BINARY_SUFFIXES:
+        exponent, fmt = 0, BINARY_SI
+    else:
+        exponent, fmt = _DECIMAL_SUFFIXES[match["suffix"]], DECIMAL_SI
+    magnitude = _decimal_magnitude(match["number"])
+    if magnitude is None:
+        return 0, fmt
+    # Decide by orders of magnitude first: 10**exponent of a huge exponent would not finish.
+    if magnitude + exponent > (19 + 19 if fmt == BINARY_SI else 19):
+        return _too_large(match, fmt)
+    if magnitude + exponent < -9:
+        return 1, fmt  # below a nano, non-zero: rounds up to 1n
+    value = Fraction(match["number"]) * Fraction(10) ** exponent
+    if fmt == BINARY_SI:
+        value *= 1024 ** _BINARY_SUFFIXES[match["suffix"]]
+    nanos = -((-value * _NANO).__floor__())  # round up, as the API server does
+    return (nanos, fmt) if nanos <= _MAX_UNITS * _NANO else _too_large(match, fmt)
+
+
+def _decimal_magnitude(number: str) -> int | None:
+    """k with 10**(k-1) <= number < 10**k; None for zero."""
+    whole, _, fraction = number.partition(".")
+    whole = whole.lstrip("0")
+    if whole:
+        return len(whole)
+    significant = fraction.lstrip("0")
+    return -(len(fraction) - len(significant)) if significant else None
+
+
+def _too_large(match: re.Match[str], fmt: str) -> tuple[int, str]:
+    if fmt == BINARY_SI:
+        return _MAX_UNITS * _NANO, fmt  # `Quantity` caps BinarySI amounts at max int64
+    raise QuantityError(f"{match.group(0)!r} is out of range: {_RANGE}")
 
 
 def _parse(text: Any) -> Quantity:
