@@ -117,7 +117,7 @@ def _runtime_key(runtime: Runtime) -> tuple[str, str, str]:
     return (runtime.kind, namespace, runtime.name)
 
 
-_RENDERED_KINDS = (TrainJob, TrainingRuntime, ClusterTrainingRuntime)
+_RUNTIME_KINDS = (TrainingRuntime, ClusterTrainingRuntime)
 
 
 def render(objects: Any, *, registry: PluginRegistry | None = None, **options: Any) -> list[Manifest]:
@@ -127,15 +127,20 @@ def render(objects: Any, *, registry: PluginRegistry | None = None, **options: A
     (`key_generator`, `runtime_snapshot`, `multikueue_jobset`)."""
     from ..loading import load
 
-    models = load(objects)
-    runtimes = [model for model in models if isinstance(model, (TrainingRuntime, ClusterTrainingRuntime))]
-    # Rules look up other kinds (PriorityClasses, JobSets), never runtimes or TrainJobs.
-    cluster = ObjectIndex.of(model.to_manifest() for model in models if not isinstance(model, _RENDERED_KINDS))
-    renderer = Renderer(runtimes, context=RenderContext(cluster=cluster, **options), registry=registry)
-    manifests: list[Manifest] = []
-    for model in models:
+    trainjobs: list[TrainJob] = []
+    runtimes: list[Runtime] = []
+    others: list[Manifest] = []  # what rules look up (PriorityClasses, JobSets), never runtimes or TrainJobs
+    for model in load(objects):
         if isinstance(model, TrainJob):
-            manifests.extend(renderer.render(model))
+            trainjobs.append(model)
+        elif isinstance(model, _RUNTIME_KINDS):
+            runtimes.append(model)
+        else:
+            others.append(model.to_manifest())
+    renderer = Renderer(runtimes, context=RenderContext(cluster=ObjectIndex.of(others), **options), registry=registry)
+    manifests: list[Manifest] = []
+    for trainjob in trainjobs:
+        manifests.extend(renderer.render(trainjob))
     for message in renderer.warnings:
         warnings.warn(message, TrainerWarning, stacklevel=2)
     return manifests
