@@ -14,7 +14,7 @@ from .api.jobset import JobSet
 from .api.runtime import ClusterTrainingRuntime, TrainingRuntime
 from .api.trainjob import TrainJob
 from .framework.errors import FieldError, ManifestError, TrainJobInvalidError, field_errors
-from .yamlio import MAX_DEPTH, MAX_TEXT, decode, json_problem, load_documents
+from .yamlio import MAX_DEPTH, Budget, decode, json_problem, load_documents
 
 MODELS: dict[str, type[BaseModel]] = {
     c.TRAINJOB_KIND: TrainJob,
@@ -27,9 +27,16 @@ Source = Union[str, Path, Mapping[str, Any], BaseModel]
 
 
 def describe(manifest: Mapping[str, Any], where: str) -> str:
-    name = (manifest.get("metadata") or {}).get("name") if isinstance(manifest.get("metadata"), Mapping) else None
-    label = f"{manifest.get('kind', '?')}/{name or '?'}"
+    metadata = manifest.get("metadata")
+    label = f"{_label(manifest.get('kind'))}/{_label(metadata.get('name') if isinstance(metadata, Mapping) else None)}"
     return f"{where} ({label})" if where else label
+
+
+def _label(value: Any) -> str:
+    """A kind or name as errors show it: `?` unless it is a string, and never more than a line."""
+    if not isinstance(value, str) or not value:
+        return "?"
+    return value if len(value) <= 80 else value[:77] + "..."
 
 
 def parse(manifest: Mapping[str, Any], where: str = "") -> Loaded:
@@ -38,7 +45,7 @@ def parse(manifest: Mapping[str, Any], where: str = "") -> Loaded:
         raise ManifestError(f"{where or 'document'}: expected a Kubernetes object (a mapping), got {type(manifest).__name__}")
     kind, api_version = manifest.get("kind"), manifest.get("apiVersion")
     if not isinstance(kind, str) or not kind or not isinstance(api_version, str) or not api_version:
-        raise ManifestError(f"{where or 'document'}: not a Kubernetes object: apiVersion and kind are required")
+        raise ManifestError(f"{describe(manifest, where)}: not a Kubernetes object: apiVersion and kind are required")
     model = MODELS.get(kind, KubeObject)
     if model is JobSet and not api_version.startswith("jobset.x-k8s.io/"):
         model = KubeObject
@@ -56,10 +63,11 @@ def load(source: Source | Iterable[Source]) -> list[Loaded]:
     """
     loaded: list[Loaded] = []
     errors: list[FieldError] = []
-    for manifest, where, checked in _manifests(source, 0):
+    budget = Budget()  # the limits hold for all the sources together
+    for manifest, where, checked in _manifests(source, budget, 0):
         try:
             if not checked:
-                _check_json(manifest, where)
+                _check_json(manifest, where, budget)
             loaded.append(manifest if isinstance(manifest, BaseModel) else parse(manifest, where))  # type: ignore[arg-type]
         except TrainJobInvalidError as invalid:
             errors.extend(invalid.errors)
@@ -68,21 +76,21 @@ def load(source: Source | Iterable[Source]) -> list[Loaded]:
     return loaded
 
 
-def _manifests(source: Any, depth: int) -> Iterable[tuple[Any, str, bool]]:
+def _manifests(source: Any, budget: Budget, depth: int) -> Iterable[tuple[Any, str, bool]]:
     """(manifest or model, where it is from, whether it is known to hold JSON values only)."""
     if isinstance(source, (BaseModel, Mapping)):
         yield source, "", False
     elif isinstance(source, (bytes, bytearray, memoryview)):
         raise ManifestError("cannot load bytes: decode them to text (YAML is UTF-8), or give the file's path")
     elif isinstance(source, Path) or (isinstance(source, str) and _looks_like_path(source)):
-        yield from _from_path(Path(source))
+        yield from _from_path(Path(source), budget)
     elif isinstance(source, str):
-        yield from _from_text(source, "")
+        yield from _from_text(source, "", budget)
     elif isinstance(source, Iterable):
         if depth >= MAX_DEPTH:
             raise ManifestError(f"the sources nest deeper than {MAX_DEPTH} lists: the limit")
         for item in source:
-            yield from _manifests(item, depth + 1)
+            yield from _manifests(item, budget, depth + 1)
     else:
         raise ManifestError(f"cannot load {type(source).__name__}: give YAML text, a path, a dict or a model")
 
@@ -96,13 +104,13 @@ def _looks_like_path(text: str) -> bool:
         return False
 
 
-def _from_path(path: Path) -> Iterable[tuple[Any, str, bool]]:
+def _from_path(path: Path, budget: Budget) -> Iterable[tuple[Any, str, bool]]:
     if _is_dir(path):
         # Regular files only: reading a FIFO or a device named *.yaml would block or never end.
         for child in sorted(child for child in path.rglob("*.y*ml") if child.is_file()):
-            yield from _from_text(_read(child), str(child))
+            yield from _from_text(_read(child, budget), str(child), budget)
         return
-    yield from _from_text(_read(path), str(path))
+    yield from _from_text(_read(path, budget), str(path), budget)
 
 
 def _is_dir(path: Path) -> bool:
@@ -112,33 +120,33 @@ def _is_dir(path: Path) -> bool:
         return False
 
 
-def _read(path: Path) -> str:
-    """The file's text: at most MAX_TEXT bytes are read, whatever the file is (/dev/zero included)."""
+def _read(path: Path, budget: Budget) -> str:
+    """The file's text; no more is read than the budget has left, whatever the file is (/dev/zero too)."""
     try:
         with path.open("rb") as file:
-            data = file.read(MAX_TEXT + 1)
+            data = file.read(max(budget.text, 0) + 1)
     except OSError as error:
         raise ManifestError(f"{path}: cannot read: {error.strerror or error}") from None
     except ValueError as error:  # a NUL in the path
         raise ManifestError(f"{path}: cannot read: {error}") from None
-    if len(data) > MAX_TEXT:
-        raise ManifestError(f"{path}: larger than the limit of {MAX_TEXT >> 20} MiB for one file")
+    if len(data) > budget.text:
+        budget.spend_text(len(data), str(path))
     return decode(data, str(path))
 
 
-def _from_text(text: str, name: str) -> Iterable[tuple[Any, str, bool]]:
-    for number, document in enumerate(load_documents(text, name), start=1):
+def _from_text(text: str, name: str, budget: Budget) -> Iterable[tuple[Any, str, bool]]:
+    for number, document in enumerate(load_documents(text, name, budget), start=1):
         if document is not None:
             yield document, f"{name}#{number}" if name else f"document {number}", True
 
 
-def _check_json(manifest: Any, where: str) -> None:
+def _check_json(manifest: Any, where: str, budget: Budget) -> None:
     """Dicts and models from Python: only what YAML could have said (JSON values within the limits)."""
     try:
         document = manifest.model_dump(by_alias=True, exclude_unset=True, exclude_none=True) if isinstance(manifest, BaseModel) else manifest
     except (ValueError, RecursionError) as error:  # pydantic: a circular reference among the extra fields
         raise ManifestError(f"{where or 'model'}: cannot serialize: {error}") from None
-    problem = json_problem(document)
+    problem = json_problem(document, budget)
     if problem is not None:
         label = describe(document, where) if isinstance(document, Mapping) else where
         raise TrainJobInvalidError([problem], source=label)

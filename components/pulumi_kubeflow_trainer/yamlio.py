@@ -10,6 +10,7 @@ text costs bounded time and memory, and every refusal says where it is (`file:li
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -27,14 +28,37 @@ from yaml.events import (
 
 from .framework.errors import FieldError, ManifestError, TrainJobInvalidError
 
-MAX_TEXT = 8 * 2**20
-"""Characters of one YAML text (bytes of one file): the API server takes 3 MiB per object."""
-MAX_NODES = 250_000
-"""Values (scalars, lists, mappings, documents) of one text, aliases expanded; a runtime has ~150."""
-MAX_CHARS = 16 * 2**20
-"""Characters of the scalars of one text, aliases expanded: a bound on what an alias can copy."""
+MAX_INPUT = 8 * 2**20
+"""Characters (bytes of files) of all the YAML one `load()` reads: the API server takes 3 MiB per object."""
+MAX_VALUES = 50_000
+"""Values (scalars, lists, mappings, documents) of one `load()`, aliases expanded; a runtime has ~150."""
+MAX_VALUE_CHARS = 8 * 2**20
+"""Characters of the string values of one `load()`, aliases expanded: what an alias may copy."""
 MAX_DEPTH = 100
 """Nested lists and mappings; a JobSet template nests about 15 levels."""
+
+
+@dataclass
+class Budget:
+    """What is left of the limits for one `load()`: every text, file and dict it is given, together."""
+
+    text: int = MAX_INPUT
+    values: int = MAX_VALUES
+    chars: int = MAX_VALUE_CHARS
+
+    def spend_text(self, size: int, name: str) -> None:
+        self.text -= size
+        if self.text < 0:
+            raise ManifestError(f"{name or 'YAML'}: the input is larger than the limit of {MAX_INPUT >> 20} MiB for one load")
+
+    def overspent(self) -> str:
+        """Why the budget is exhausted, or "" when it is not."""
+        if self.values < 0:
+            return f"more than {MAX_VALUES} values (aliases expanded) in one load: the limit"
+        if self.chars < 0:
+            return f"more than {MAX_VALUE_CHARS >> 20} MiB of strings (aliases expanded) in one load: the limit"
+        return ""
+
 
 class ScalarProblem(Exception):
     """A scalar JSON cannot carry; `field_error` when it is a bad value rather than bad YAML."""
@@ -185,19 +209,21 @@ _EXPLICIT: dict[str, Callable[[str], Any]] = {
 
 _Parser = getattr(getattr(yaml, "cyaml", None), "CParser", None) or yaml.SafeLoader
 _NO_KEY = object()
+_PLAIN_SEEN: dict[str, Any] = {}  # plain scalar text -> its value (immutable: str, int, float, bool, None)
 _TAGS = {MappingStartEvent: "tag:yaml.org,2002:map", SequenceStartEvent: "tag:yaml.org,2002:seq"}
 
 
-def load_documents(text: str, name: str = "") -> list[Any]:
+def load_documents(text: str, name: str = "", budget: Budget | None = None) -> list[Any]:
     """The documents of `text` as JSON values (None for an empty document).
 
     Raises ManifestError when the text is not YAML, holds what JSON cannot (tags such as `!!binary`,
     an alias to an enclosing node, non-string keys) or exceeds a limit; TrainJobInvalidError for a
     number JSON cannot carry (an integer beyond int64, `.inf`, `.nan`), naming its field path.
+    `budget` is shared by the texts of one load; without it the text has the limits to itself.
     """
-    if len(text) > MAX_TEXT:
-        raise ManifestError(f"{name or 'YAML'}: {len(text)} characters is more than the limit of {MAX_TEXT} ({MAX_TEXT >> 20} MiB)")
-    builder = _Builder(name)
+    budget = budget or Budget()
+    budget.spend_text(len(text), name)
+    builder = _Builder(name, budget)
     try:
         return builder.run(_Parser(text))
     except UnicodeEncodeError as error:  # libyaml takes UTF-8: a lone surrogate has none
@@ -223,10 +249,10 @@ class _Frame:
 class _Builder:
     """Turns parser events into documents, counting every value against the limits of the text."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, budget: Budget) -> None:
         self.name = name
+        self.budget = budget
         self.document = 0
-        self.nodes = self.chars = 0
         self.stack: list[_Frame] = []
         self.anchors: dict[str, Any] = {}
         self.documents: list[Any] = []
@@ -247,42 +273,51 @@ class _Builder:
             elif kind is AliasEvent:
                 self.alias(event)
             elif kind is DocumentStartEvent:
-                self.begin_document()
+                self.begin_document(event)
             elif kind is StreamEndEvent:
                 return self.documents
 
-    def begin_document(self) -> None:
+    def begin_document(self, event: Any) -> None:
         self.document += 1
         self.anchors = {}  # anchors are local to their document
-        self.count(1, 0, None)
+        self.spend(1, 0, event.start_mark)
 
-    def count(self, nodes: int, chars: int, mark: Any) -> None:
-        self.nodes += nodes
-        self.chars += chars
-        if self.nodes > MAX_NODES:
-            raise self.problem(f"more than {MAX_NODES} values (aliases expanded) in one text: the limit", mark)
-        if self.chars > MAX_CHARS:
-            raise self.problem(f"more than {MAX_CHARS} characters of values (aliases expanded) in one text: the limit", mark)
+    def spend(self, values: int, chars: int, mark: Any) -> None:
+        budget = self.budget
+        budget.values -= values
+        budget.chars -= chars
+        if budget.values < 0 or budget.chars < 0:
+            raise self.problem(budget.overspent(), mark)
 
     def scalar(self, event: Any) -> None:
-        self.count(1, len(event.value), event.start_mark)
-        try:
-            if event.tag is None or event.tag == "!":
-                value = plain_scalar(event.value) if event.implicit[0] else event.value
-            else:
-                value = explicit_scalar(event.tag, event.value)
-        except ScalarProblem as problem:
-            raise self.scalar_problem(problem, event.start_mark) from None
+        text = event.value
+        self.spend(1, len(text), event.start_mark)
+        tag = event.tag
+        if tag is None or tag == "!":  # `! 12` resolves as plain text does, in PyYAML and goyaml alike
+            value = _PLAIN_SEEN.get(text, _NO_KEY) if event.implicit[0] else text
+            if value is _NO_KEY:
+                value = self.resolve(plain_scalar, text, event.start_mark)
+        else:
+            value = self.resolve(lambda text: explicit_scalar(tag, text), text, event.start_mark)
         if event.anchor is not None:
-            self.anchors[event.anchor] = (value, 1, len(event.value))
-        self.add(value, 1, len(event.value), event.start_mark)
+            self.anchors[event.anchor] = (value, 1, len(text))
+        self.add(value, 1, len(text), event.start_mark)
+
+    def resolve(self, resolver: Callable[[str], Any], text: str, mark: Any) -> Any:
+        try:
+            value = resolver(text)
+        except ScalarProblem as problem:
+            raise self.scalar_problem(problem, mark) from None
+        if resolver is plain_scalar and len(text) <= 32 and len(_PLAIN_SEEN) < 8192:
+            _PLAIN_SEEN[text] = value  # keys and small values repeat: resolve each once
+        return value
 
     def start(self, event: Any, value: dict[str, Any] | list[Any]) -> None:
-        self.count(1, 0, event.start_mark)
+        self.spend(1, 0, event.start_mark)
         if event.tag not in (None, "!", _TAGS[type(event)]):
             raise self.problem(f"the tag {_short(event.tag)} is not allowed: {_ALLOWED_TAGS}", event.start_mark)
         if len(self.stack) >= MAX_DEPTH:
-            raise self.problem(f"the document nests deeper than {MAX_DEPTH} levels: the limit", event.start_mark, with_path=False)
+            raise self.problem(_DEEP, event.start_mark, with_path=False)
         if self.stack and self.stack[-1].key is _NO_KEY and type(self.stack[-1].value) is dict:
             raise self.problem(f"a mapping key must be a string, not a {'mapping' if type(value) is dict else 'list'}", event.start_mark)
         frame = _Frame(value, event.anchor, event.start_mark)
@@ -306,7 +341,7 @@ class _Builder:
         if type(anchored) is _Frame:
             raise self.problem(f"the alias *{event.anchor} refers to an enclosing node; such a document has no JSON form", event.start_mark)
         value, nodes, chars = anchored
-        self.count(nodes, chars, event.start_mark)
+        self.spend(nodes, chars, event.start_mark)
         self.add(value, nodes, chars, event.start_mark)
 
     def add(self, value: Any, nodes: int, chars: int, mark: Any) -> None:
@@ -430,19 +465,20 @@ def decode(data: bytes, name: str) -> str:
         ) from None
 
 
-def json_problem(document: Any) -> FieldError | None:
+def json_problem(document: Any, budget: Budget | None = None) -> FieldError | None:
     """The first value of a Python document that YAML could not have given `load_documents`: a type
     JSON lacks (bytes, tuple, set, object), a non-string key, an integer beyond int64, infinity or NaN,
     a string that is not Unicode text; or a document past the limits. Iterative, and it stops at the
     limits, so a dict that contains itself is reported, not followed forever."""
+    budget = budget or Budget()
     stack: list[tuple[Any, int, Any]] = [(document, 0, None)]
-    nodes = chars = 0
     while stack:
         value, depth, trail = stack.pop()
-        nodes += 1
+        budget.values -= 1
         if type(value) is str:
-            chars += len(value)
-        problem = _value_problem(value) or _count_problem(nodes, chars, depth if isinstance(value, (list, Mapping)) else 0)
+            budget.chars -= len(value)
+        container = isinstance(value, (list, Mapping))
+        problem = _value_problem(value) or (_DEEP if container and depth >= MAX_DEPTH else "") or budget.overspent()
         if problem:
             return FieldError(_trail_path(trail), problem)
         if isinstance(value, Mapping):
@@ -453,6 +489,9 @@ def json_problem(document: Any) -> FieldError | None:
         elif type(value) is list:
             stack.extend((item, depth + 1, (trail, index)) for index, item in enumerate(value))
     return None
+
+
+_DEEP = f"the document nests deeper than {MAX_DEPTH} levels: the limit"
 
 
 def _value_problem(value: Any) -> str:
@@ -466,14 +505,6 @@ def _value_problem(value: Any) -> str:
     if value is None or kind is bool or kind is list or isinstance(value, Mapping):
         return ""
     return f"Invalid value: a {kind.__name__}: not a JSON value; use a str, int, float, bool, None, list or dict"
-
-
-def _count_problem(nodes: int, chars: int, depth: int) -> str:
-    if depth >= MAX_DEPTH:  # `depth` enclosing lists and mappings, and this one
-        return f"the document nests deeper than {MAX_DEPTH} levels: the limit"
-    if nodes > MAX_NODES or chars > MAX_CHARS:
-        return f"more than {MAX_NODES} values or {MAX_CHARS} characters: the limit"
-    return ""
 
 
 def _is_text(text: str) -> bool:
