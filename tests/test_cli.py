@@ -188,6 +188,12 @@ BAD_INPUTS = [
         field_error=True,
     ),
     Bad("a list as a key is no JSON object", "? [a]\n: b\n", ":1:3: a mapping key must be a string, not a list"),
+    Bad("a tag that is no JSON type names its place", "apiVersion: v1\nkind: Secret\ndata: {x: !!binary aGk=}\n", ":3:11: data.x: the tag !!binary is not allowed"),
+    Bad("a control character names its place", "apiVersion: v1\nkind: Secret\ndata: {x: \x1b}\n", ":3:11: invalid YAML: the character U+001B"),
+    Bad("an alias bomb stops at the limit", "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(f"b{i}: &b{i} [" + ", ".join([f"*{'a' if i == 0 else f'b{i - 1}'}"] * 10) + "]\n" for i in range(6)),
+        "values (aliases expanded) in one load: the limit"),
+    Bad("an integer beyond int64 is a field error", "apiVersion: v1\nkind: Secret\ndata: {x: 18446744073709551616}\n",
+        "data.x: Invalid value: 18446744073709551616: out of range", field_error=True),
 ]
 
 
@@ -241,3 +247,10 @@ def test_the_console_script_runs_the_cli(files: dict[str, str], tmp_path: Path) 
     assert result.returncode == 1
     assert result.stdout.startswith("spec.trainer.numNodes: Invalid value: -1")
     assert "Traceback" not in result.stderr
+
+
+def test_a_file_that_is_not_utf8_is_reported_with_its_byte(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "binary.yaml"
+    path.write_bytes(b"kind: \xff\xfe\n")
+    for command in ("render", "validate", "status"):
+        assert run(capsys, command, "-f", str(path)) == (1, "", f"error: {path}:1:7: not UTF-8 text: byte 6 (0xff) invalid start byte; YAML files must be UTF-8\n")

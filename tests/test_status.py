@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from pulumi_kubeflow_trainer.api import constants as c
+from pulumi_kubeflow_trainer.framework.errors import TrainerError, TrainJobInvalidError
 from pulumi_kubeflow_trainer.status import compute_status, timestamp
 
 from tests.builders import TrainJobBuilder, make_trainjob
@@ -170,3 +171,49 @@ def test_an_unreadable_creation_time_means_no_deadline_start() -> None:
 def test_a_creation_time_without_zone_is_utc() -> None:
     manifest = job().set("spec.activeDeadlineSeconds", 60).set("metadata.creationTimestamp", "2026-01-01T00:00:00").obj()
     assert compute_status(manifest, jobset(), runtime_supported=True, now=NOW)["conditions"] == [DEADLINE]
+
+
+@dataclass(frozen=True)
+class Misshapen:
+    name: str
+    trainjob: dict[str, Any]
+    jobset: dict[str, Any] | None
+    says: list[str]
+
+
+MISSHAPEN = [
+    Misshapen("conditions that are not a list", job().set("status", {"conditions": {"type": "x"}}).obj(), None,
+              ['TrainJob/job: status.conditions: Invalid value: {"type": "x"}: must be a list']),
+    Misshapen("a condition that is not an object", job().set("status", {"conditions": ["Suspended"]}).obj(), None,
+              ['TrainJob/job: status.conditions[0]: Invalid value: "Suspended": must be an object']),
+    Misshapen("a deadline that is not an integer", job().set("spec.activeDeadlineSeconds", "60").obj(), None,
+              ['TrainJob/job: spec.activeDeadlineSeconds: Invalid value: "60": must be an integer']),
+    Misshapen("a deadline that is a boolean", job().set("spec.activeDeadlineSeconds", True).obj(), None,
+              ["TrainJob/job: spec.activeDeadlineSeconds: Invalid value: true: must be an integer"]),
+    Misshapen("every misshapen field of the jobset at once", job().obj(), {"metadata": {"name": "js"}, "status": {"conditions": "x", "replicatedJobsStatus": [1]}},
+              ['JobSet/js: status.conditions: Invalid value: "x": must be a list', "JobSet/js: status.replicatedJobsStatus[0]: Invalid value: 1: must be an object"]),
+    Misshapen("a trainjob that is not an object", ["TrainJob"], None, ['TrainJob/?: Invalid value: ["TrainJob"]: must be an object']),  # type: ignore[list-item]
+]
+
+
+@pytest.mark.parametrize("case", MISSHAPEN, ids=lambda case: case.name)
+def test_fields_of_the_wrong_shape_are_field_errors(case: Misshapen) -> None:
+    with pytest.raises(TrainJobInvalidError) as raised:
+        compute_status(case.trainjob, case.jobset, runtime_supported=True, now=NOW)
+    assert [error.describe() for error in raised.value.errors] == case.says
+
+
+def test_a_deadline_beyond_any_date_never_passes() -> None:
+    manifest = job().set("spec.activeDeadlineSeconds", 2**63 - 1).obj()
+    assert compute_status(manifest, jobset(), runtime_supported=True, now=NOW) == {}
+
+
+def test_a_naive_now_is_utc() -> None:
+    manifest = job().set("spec.activeDeadlineSeconds", 60).obj()
+    assert compute_status(manifest, jobset(), runtime_supported=True, now=NOW.replace(tzinfo=None))["conditions"] == [DEADLINE]
+
+
+@pytest.mark.parametrize("now", ["2026-01-01", datetime.min.replace(tzinfo=timezone(timedelta(hours=1)))], ids=["a string", "before year 1 in UTC"])
+def test_a_now_that_is_no_utc_datetime_is_a_trainer_error(now: Any) -> None:
+    with pytest.raises(TrainerError, match="^now: "):
+        compute_status(job().obj(), None, runtime_supported=True, now=now)
