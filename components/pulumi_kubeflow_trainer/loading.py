@@ -13,6 +13,7 @@ from .api.core import KubeObject
 from .api.jobset import JobSet
 from .api.runtime import ClusterTrainingRuntime, TrainingRuntime
 from .api.trainjob import TrainJob
+from .framework.memo import IdentityMemo
 from .framework.errors import FieldError, ManifestError, TrainJobInvalidError, field_errors
 from .yamlio import MAX_DEPTH, Budget, decode, json_problem, load_documents
 
@@ -142,11 +143,32 @@ def _from_text(text: str, name: str, budget: Budget) -> Iterable[tuple[Any, str,
 
 def _check_json(manifest: Any, where: str, budget: Budget) -> None:
     """Dicts and models from Python: only what YAML could have said (JSON values within the limits)."""
-    try:
-        document = manifest.model_dump(by_alias=True, exclude_unset=True, exclude_none=True) if isinstance(manifest, BaseModel) else manifest
-    except (ValueError, RecursionError) as error:  # pydantic: a circular reference among the extra fields
-        raise ManifestError(f"{where or 'model'}: cannot serialize: {error}") from None
-    problem = json_problem(document, budget)
+    if not isinstance(manifest, BaseModel):
+        _raise_if(json_problem(manifest, budget), manifest, where)
+        return
+    cost = _CHECKED.get(manifest)
+    if cost is not None:  # checked before, and frozen: still fine, and it costs what it cost then
+        budget.values, budget.chars = budget.values - cost[0], budget.chars - cost[1]
+        if budget.overspent():
+            _raise_if(FieldError("", budget.overspent()), manifest.to_manifest(), where)
+        return
+    before = (budget.values, budget.chars)
+    document = _model_document(manifest, where)
+    _raise_if(json_problem(document, budget), document, where)
+    _CHECKED.put(manifest, (before[0] - budget.values, before[1] - budget.chars))
+
+
+def _raise_if(problem: FieldError | None, document: Any, where: str) -> None:
     if problem is not None:
-        label = describe(document, where) if isinstance(document, Mapping) else where
-        raise TrainJobInvalidError([problem], source=label)
+        raise TrainJobInvalidError([problem], source=describe(document, where) if isinstance(document, Mapping) else where)
+
+
+def _model_document(model: BaseModel, where: str) -> Any:
+    try:
+        return model.model_dump(by_alias=True, exclude_unset=True, exclude_none=True)
+    except (ValueError, RecursionError) as error:  # pydantic: a circular reference among the extra fields
+        raise ManifestError(f"{where or type(model).__name__}: cannot serialize: {error}") from None
+
+
+# Models checked already, with the values and characters they held (models are frozen values).
+_CHECKED: IdentityMemo[BaseModel, tuple[int, int]] = IdentityMemo()

@@ -471,30 +471,43 @@ def json_problem(document: Any, budget: Budget | None = None) -> FieldError | No
     a string that is not Unicode text; or a document past the limits. Iterative, and it stops at the
     limits, so a dict that contains itself is reported, not followed forever."""
     budget = budget or Budget()
-    stack: list[tuple[Any, int, Any]] = [(document, 0, None)]
-    while stack:
-        value, depth, trail = stack.pop()
-        budget.values -= 1
-        if type(value) is str:
-            budget.chars -= len(value)
-        container = isinstance(value, (list, Mapping))
-        problem = _value_problem(value) or (_DEEP if container and depth >= MAX_DEPTH else "") or budget.overspent()
-        if problem:
-            return FieldError(_trail_path(trail), problem)
-        if isinstance(value, Mapping):
-            for key, item in value.items():
-                if type(key) is not str:
-                    return FieldError(_trail_path(trail), f"Invalid value: {_excerpt(repr(key))}: a key must be a string")
+    problem = _value_problem(document) if not isinstance(document, (list, Mapping)) else ""
+    stack: list[tuple[Any, int, Any]] = [(document, 1, None)] if not problem else []
+    while stack and not problem:
+        container, depth, trail = stack.pop()
+        if depth > MAX_DEPTH:
+            return FieldError(_trail_path(trail), _DEEP)
+        is_list = type(container) is list
+        budget.values -= len(container) + 1
+        for key, item in enumerate(container) if is_list else container.items():
+            kind = type(item)
+            if kind is str:
+                budget.chars -= len(item)
+                if not item.isascii() and not _is_text(item):
+                    problem = _value_problem(item)
+            elif kind is dict or kind is list:
                 stack.append((item, depth + 1, (trail, key)))
-        elif type(value) is list:
-            stack.extend((item, depth + 1, (trail, index)) for index, item in enumerate(value))
-    return None
+            elif kind is int:
+                if not INT64[0] <= item <= INT64[1]:
+                    problem = _value_problem(item)
+            elif kind is not bool and item is not None:
+                if isinstance(item, Mapping):
+                    stack.append((item, depth + 1, (trail, key)))
+                else:
+                    problem = _value_problem(item)
+            if not is_list and type(key) is not str:
+                return FieldError(_trail_path(trail), f"Invalid value: {_excerpt(repr(key))}: a key must be a string")
+            if problem:
+                return FieldError(_trail_path((trail, key)), problem)
+        problem = budget.overspent()
+    return FieldError(_trail_path(None), problem) if problem else None
 
 
 _DEEP = f"the document nests deeper than {MAX_DEPTH} levels: the limit"
 
 
 def _value_problem(value: Any) -> str:
+    """Why a scalar is no JSON value, or "" when it is one."""
     kind = type(value)
     if kind is str:
         return "" if value.isascii() or _is_text(value) else "Invalid value: a string with a lone surrogate is not Unicode text"
