@@ -227,11 +227,26 @@ def load_documents(text: str, name: str = "", budget: Budget | None = None) -> l
     try:
         return builder.run(_Parser(text))
     except UnicodeEncodeError as error:  # libyaml takes UTF-8: a lone surrogate has none
-        raise ManifestError(f"{_place(name, text, error.start)}: invalid YAML: {_character(text[error.start])} is not a character") from None
+        mark = _mark(text, error.start)
+        raise YAMLSyntaxError(builder.where(mark), f"{_character(text[error.start])} is not a character", mark) from None
     except yaml.reader.ReaderError as error:
-        raise ManifestError(f"{_reader_place(name, text, error)}: invalid YAML: {_character(chr(error.character))}: {error.reason}") from None
+        mark = _mark(text, _reader_offset(text, error))
+        raise YAMLSyntaxError(builder.where(mark), f"{_character(chr(error.character))}: {error.reason}", mark) from None
     except yaml.MarkedYAMLError as error:
-        raise ManifestError(f"{builder.where(error.problem_mark)}: invalid YAML: {_problem(error)}") from None
+        raise YAMLSyntaxError(builder.where(error.problem_mark), _problem(error), error.problem_mark) from None
+
+
+class YAMLSyntaxError(ManifestError, yaml.MarkedYAMLError):
+    """Text that is not YAML. Also a yaml.MarkedYAMLError with PyYAML's `problem` and `problem_mark`,
+    as `load_documents` raised before, for callers that catch those."""
+
+    def __init__(self, where: str, problem: str, mark: Any) -> None:
+        ManifestError.__init__(self, f"{where}: invalid YAML: {problem}")
+        self.context = self.context_mark = self.note = None
+        self.problem, self.problem_mark = problem, mark
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 class _Frame:
@@ -440,15 +455,20 @@ def _character(char: str) -> str:
 
 def _place(name: str, text: str, offset: int) -> str:
     """`name:line:column` of a character offset (for errors that come without a mark)."""
-    line = text.count("\n", 0, offset) + 1
-    return f"{name or 'YAML'}:{line}:{offset - (text.rfind(chr(10), 0, offset) + 1) + 1}"
+    mark = _mark(text, offset)
+    return f"{name or 'YAML'}:{mark.line + 1}:{mark.column + 1}"
 
 
-def _reader_place(name: str, text: str, error: yaml.reader.ReaderError) -> str:
-    offset = error.position
-    if _Parser is not yaml.SafeLoader:  # libyaml counts bytes of the UTF-8 encoding
-        offset = len(text.encode("utf-8", "surrogatepass")[:offset].decode("utf-8", "ignore"))
-    return _place(name, text, offset)
+def _mark(text: str, offset: int) -> yaml.Mark:
+    line = text.count("\n", 0, offset)
+    return yaml.Mark("", offset, line, offset - (text.rfind("\n", 0, offset) + 1), None, None)
+
+
+def _reader_offset(text: str, error: yaml.reader.ReaderError) -> int:
+    if _Parser is yaml.SafeLoader:
+        return int(error.position)
+    # libyaml counts bytes of the UTF-8 encoding
+    return len(text.encode("utf-8", "surrogatepass")[: error.position].decode("utf-8", "ignore"))
 
 
 def decode(data: bytes, name: str) -> str:
