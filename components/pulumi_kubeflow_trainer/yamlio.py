@@ -10,8 +10,8 @@ text costs bounded time and memory, and every refusal says where it is (`file:li
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
