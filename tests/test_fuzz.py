@@ -178,9 +178,36 @@ def repeat(text: str, rng: random.Random) -> str:
     return text[:start] + piece * rng.choice([2, 3, 100]) + text[start:]
 
 
+# Valid variations, so that accepted input reaches render and dump in many shapes.
+TRICKY_STRINGS = ['"\\x01\\u2028\\ufeff\\U0001F600 x"', '"tab\\tand\\r\\nbreaks"', "'trailing space '", '"\\\\ # not a comment"',
+                  "|\n    two\n    lines\n", ">-\n    folded\n    text\n", "'quote '' inside'", '"NUL \\0 inside"', "'é ü 日本 🚀'"]
+
+
+def tricky_string(text: str, rng: random.Random) -> str:
+    return _replace_value(text, rng, lambda key: rng.choice(TRICKY_STRINGS))
+
+
+def restyle(text: str, rng: random.Random) -> str:
+    """The same documents in another YAML style: flow or block, canonical (explicit !!tags), narrow lines."""
+    try:
+        documents = list(yaml.safe_load_all(text))
+    except Exception:  # noqa: BLE001 - PyYAML fails on some mutated text in its own ways (KeyError on `!!bool ""`)
+        return text
+    styled = yaml.safe_dump_all(documents, default_flow_style=rng.choice([True, False, None]), canonical=rng.random() < 0.3,
+                                width=rng.choice([12, 80, 4096]), indent=rng.choice([2, 4, 7]), allow_unicode=rng.random() < 0.5,
+                                explicit_start=rng.random() < 0.5, sort_keys=rng.random() < 0.5)
+    return styled.replace("\n", "\r\n") if rng.random() < 0.2 else "\ufeff" + styled if rng.random() < 0.1 else styled
+
+
+def shared_anchors(text: str, rng: random.Random) -> str:
+    """Anchors, aliases and merge keys used as people use them: a block defined once, used twice."""
+    return text.replace("metadata:\n", "metadata:\n  labels: &labels {team: a, app: x}\n  annotations: {<<: *labels, note: y}\n", 1)
+
+
 TEXT_MUTATIONS: list[tuple[Callable[[str, random.Random], str], int]] = [
     (tag, 6), (odd_value, 10), (huge_number, 6), (deep_nesting, 3), (huge_string, 1), (alias_bomb, 3),
     (merge_keys, 3), (many_documents, 1), (unicode_noise, 6), (cut, 5), (repeat, 3),
+    (tricky_string, 6), (restyle, 10), (shared_anchors, 4),
 ]
 
 

@@ -211,3 +211,9 @@ def test_quantities_stay_within_int64_and_cost_no_time() -> None:
     (trainjob,) = load(make_trainjob().runtime_ref("rt").resources(limits={"cpu": tiny, "memory": huge}).obj())
     assert trainjob.to_manifest()["spec"]["trainer"]["resourcesPerNode"]["limits"] == {"cpu": "1e-9", "memory": "9223372036854775807"}
     assert time.perf_counter() - started < 1
+
+
+def test_an_object_named_with_a_newline_is_named_on_one_line() -> None:
+    with pytest.raises(TrainJobInvalidError) as raised:
+        load(make_trainjob("team", "two\nlines").runtime_ref("rt").obj())
+    assert raised.value.errors[0].describe().startswith('TrainJob/"two\\nlines": metadata.name: ')

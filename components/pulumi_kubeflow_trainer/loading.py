@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Union
@@ -37,7 +38,8 @@ def _label(value: Any) -> str:
     """A kind or name as errors show it: `?` unless it is a string, and never more than a line."""
     if not isinstance(value, str) or not value:
         return "?"
-    return value if len(value) <= 80 else value[:77] + "..."
+    shown = value if value.isprintable() else json.dumps(value)  # a newline in a name must not break the line
+    return shown if len(shown) <= 80 else shown[:77] + "..."
 
 
 def parse(manifest: Mapping[str, Any], where: str = "") -> Loaded:
