@@ -363,6 +363,20 @@ INVALID = [
         "Invalid path",
     ),
     Invalid(
+        "more trainer nodes than an Indexed Job may run is refused before any endpoint is listed",
+        job().num_nodes(2**31 - 1),
+        torch().trainer(),
+        "spec.trainer.numNodes",
+        "would run 2147483647 pods; Kubernetes runs at most 100000 per Indexed Job",
+    ),
+    Invalid(
+        "a runtime job whose replicas times parallelism exceed the limit names the runtime",
+        job().num_nodes(1),
+        with_replicas(with_job_spec(torch().trainer().job(replicated_job("aux", container("aux", "aux:1"))), 1, parallelism=1000), 1, 101),
+        "spec.runtimeRef",
+        "replicated job 'aux' would run 101000 pods",
+    ),
+    Invalid(
         "a trainer container without an image needs spec.trainer.image",
         job().num_nodes(1),
         torch().trainer(container(image=None)),

@@ -15,6 +15,7 @@ from . import jobset_validation
 from .objects import child_metadata
 
 NAME = "JobSet"
+MAX_JOB_PODS = 100_000  # `completions` of an Indexed Job (Kubernetes' job validation)
 
 
 class JobSetPlugin:
@@ -25,6 +26,7 @@ class JobSetPlugin:
 
     def pre_build_sync(self, info: RuntimeInfo, trainjob: TrainJob) -> None:
         subdomain, name = info.subdomain, trainjob.name
+        _require_countable(info)
         for pod_set in info.pod_sets:
             job, count = pod_set.name, pod_set.count
             # One string per pod: a 1,024-node MPI job has 1,024 of them, so nothing is looked up per pod.
@@ -94,6 +96,22 @@ def _configure_trainer(info: RuntimeInfo, trainjob: TrainJob) -> None:
                 container["args"] = list(info.trainer_args)
         if is_trainer or (mpi is not None and mpi.run_launcher_as_node and pod_set.name == c.NODE):
             upsert_env(container, env_manifests(trainer.env))
+
+
+def _require_countable(info: RuntimeInfo) -> None:
+    """Kubernetes runs at most MAX_JOB_PODS pods per Indexed Job: more would be rejected at deploy time,
+    and listing their endpoints would take unbounded memory here. Upstream's controller has no check."""
+    errors = []
+    for pod_set in info.pod_sets:
+        pods = pod_set.replicas * pod_set.count
+        if pods <= MAX_JOB_PODS:
+            continue
+        is_trainer = pod_set.ancestor == c.ANCESTOR_TRAINER
+        path, value = ("spec.trainer.numNodes", pod_set.count) if is_trainer else ("spec.runtimeRef", pod_set.name)
+        errors.append(FieldError(path, f"Invalid value: {value!r}: replicated job {pod_set.name!r} would run {pods} pods; "
+                                       f"Kubernetes runs at most {MAX_JOB_PODS} per Indexed Job: use fewer nodes"))
+    if errors:
+        raise TrainJobInvalidError(errors)
 
 
 def _require_deployable(info: RuntimeInfo) -> None:
