@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from ..api import constants as c
 from ..framework.errors import ManifestError
-from ..yamlio import load_documents
+from ..yamlio import decode, load_documents
 from .plan import LocalRunError
 
 RUNTIME_KINDS = (c.TRAINING_RUNTIME_KIND, c.CLUSTER_TRAINING_RUNTIME_KIND)
@@ -42,15 +42,15 @@ def _from_path(path: Path) -> list[dict[str, Any]]:
     if path.is_dir():
         return [m for child in sorted([*path.rglob("*.yaml"), *path.rglob("*.yml")]) for m in _from_path(child)]
     try:
-        text = path.read_text()
+        data = path.read_bytes()
     except OSError as error:
         raise ManifestError(f"{path}: cannot read: {error.strerror}") from None
-    return _from_text(text, str(path))
+    return _from_text(decode(data, str(path)), str(path))
 
 
 def _from_text(text: str, where: str) -> list[dict[str, Any]]:
     try:
-        return [dict(doc) for doc in load_documents(text) if isinstance(doc, Mapping)]
+        return [dict(doc) for doc in load_documents(text, where) if isinstance(doc, Mapping)]
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f":{mark.line + 1}" if mark else ""
