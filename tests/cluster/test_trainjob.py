@@ -1,7 +1,8 @@
 """`pulumi_kubeflow_trainer.TrainJob` in inline Automation API programs against the local control
 plane: outputs that report Complete (wait_for="completed"), a failing Pod that fails the TrainJob
-with the JobSet's reason, suspend and resume of the live JobSet, gang-scheduling PodGroups accepted
-by the API server, and destroy removing every object.
+with the JobSet's reason once (later previews and ups pass, the outputs still say Failed), suspend
+and resume of the live JobSet, gang-scheduling PodGroups accepted by the API server, and destroy
+removing every object.
 
 kwok completes Pods about a second after they run; a Pod fails instead when a container has the
 environment variable KWOK_FAIL (tools/cluster's kwok stages)."""
@@ -176,6 +177,14 @@ def test_a_failing_pod_fails_the_trainjob_with_the_jobset_reason(cluster: Cluste
     assert f"TrainJob {name} failed: {failed['reason']}" in message, f"`pulumi up` fails with the JobSet's reason: {message[-3000:]}"
     pods = cluster.list("pods", selector=f"jobset.sigs.k8s.io/jobset-name={name}")
     assert "Failed" in {pod["status"]["phase"] for pod in pods}, "kwok failed the Pod marked with KWOK_FAIL"
+
+    # Reported once, by the `up` that waited: the same program then previews and ups clean (the JobSet
+    # is read from the state, nothing waits), and the outputs still say Failed.
+    stack.stack.preview(on_output=stack.out, color="never")
+    stack.up()
+    reported = condition(stack.outputs()["conditions"], "Failed")
+    assert reported is not None and reported["reason"] == failed["reason"], "the TrainJob still reports Failed"
+    stack.stack.preview(on_output=stack.out, color="never")
 
     # Without waiting, `up` succeeds and the outputs follow the live JobSet after a refresh.
     stack.settings["wait_for"] = "none"

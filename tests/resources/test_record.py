@@ -80,11 +80,12 @@ def test_an_unknown_value_at_preview_is_left_to_pulumi_up() -> None:
     asyncio.run(check_update(hook_args(record(RUNNING), record({"runtimePatches": [UNKNOWN], "suspend": False}))))
 
 
-def test_the_hook_runs_during_preview() -> None:
-    async def make() -> pulumi.ResourceHook:
-        hook = update_rules_hook("test:update-rules")
-        hook._registered.cancel()  # no engine here
-        return hook
+def test_one_hook_serves_every_trainjob_of_a_program_and_runs_during_preview(mocks) -> None:
+    @pulumi.runtime.test
+    def program():
+        hook = update_rules_hook()
+        assert hook.opts is not None and hook.opts.on_dry_run
+        root = pulumi.runtime.get_root_resource()
+        assert root is None or update_rules_hook() is hook
 
-    hook = asyncio.run(make())
-    assert hook.opts is not None and hook.opts.on_dry_run
+    program()

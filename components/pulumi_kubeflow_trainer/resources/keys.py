@@ -55,10 +55,11 @@ class GeneratedKeyProvider(ResourceProvider):
 
 
 class GeneratedKey(Resource, module="kubeflow", name="GeneratedKey"):
-    """A key pair of `kind` (`mpi-ssh`, `flux-curve`) for the TrainJob `trainjob` (namespace/name)."""
+    """A key pair of `kind` (`mpi-ssh`, `flux-curve`) for the TrainJob `trainjob` (namespace/name).
 
-    private_key: pulumi.Output[str]
-    public_key: pulumi.Output[str]
+    Outputs `private_key` (secret) and `public_key`, set by the SDK from the properties (not annotated
+    on the class: the SDK would resolve the annotations on every registration).
+    """
 
     def __init__(self, name: str, kind: str, trainjob: pulumi.Input[str], opts: pulumi.ResourceOptions | None = None) -> None:
         if kind not in GENERATORS:

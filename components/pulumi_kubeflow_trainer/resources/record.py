@@ -4,7 +4,7 @@ A component cannot see its previous inputs, but the engine can: the TrainJob rec
 compare (`runtimePatches`, `suspend`, and which TrainJob it is) as its own input `record`, and a
 `before_update` resource hook that also runs during preview gets the old and new inputs. A failure
 there stops `pulumi preview` (and `pulumi up`) with the property path, before anything changes.
-This costs one hook per TrainJob instead of one resource per TrainJob.
+One hook serves every TrainJob of a program: no resource per TrainJob.
 """
 
 from __future__ import annotations
@@ -63,6 +63,22 @@ async def check_update(args: pulumi.ResourceHookArgs) -> None:
         raise ValueError(f"TrainJob {args.name}: invalid update:\n" + "\n".join(errors))
 
 
-def update_rules_hook(hook_name: str) -> pulumi.ResourceHook:
-    """The `before_update` hook of one TrainJob component (hook names are unique in a program)."""
-    return pulumi.ResourceHook(hook_name, check_update, pulumi.ResourceHookOptions(on_dry_run=True))
+HOOK_NAME = "kubeflow-trainer:trainjob-update-rules"
+_SHARED_HOOK = "_kubeflow_trainer_update_rules_hook"
+
+
+def update_rules_hook() -> pulumi.ResourceHook:
+    """The `before_update` hook of every TrainJob component of the program, created once per program.
+
+    It reads everything from the hook's arguments, so one serves all TrainJobs; it is kept on the
+    program's root resource (the Stack), so it belongs to this program run and to no other. One hook
+    per TrainJob would cost a registration round trip each (and the SDK starts a callback server per
+    concurrent first registration).
+    """
+    root = pulumi.runtime.get_root_resource()
+    hook = getattr(root, _SHARED_HOOK, None)
+    if hook is None:
+        hook = pulumi.ResourceHook(HOOK_NAME, check_update, pulumi.ResourceHookOptions(on_dry_run=True))
+        if root is not None:  # None only under unit-test mocks
+            setattr(root, _SHARED_HOOK, hook)
+    return hook

@@ -13,7 +13,7 @@ from ..api.runtime import Runtime
 from ..api.runtime import TrainingRuntime as RuntimeModel
 from ..framework.errors import TrainerError
 from ..loading import parse
-from .children import ObservedResource
+from .children import observed_resource
 from .inputs import as_manifest, merge_into
 from .errors import invalid_input
 from .placeholders import contains_output
@@ -60,7 +60,7 @@ class RuntimeComponent(pulumi.ComponentResource):
             raise invalid_input(self, error) from None
         rendered = self.model.to_manifest()
         if deploy:
-            ObservedResource(f"{name}-{self.kind.lower()}", rendered, pulumi.ResourceOptions(parent=self))
+            observed_resource(f"{name}-{self.kind.lower()}", rendered, pulumi.ResourceOptions(parent=self))
         self.runtime_name = pulumi.Output.from_input(self.model.name)
         self.manifest = pulumi.Output.from_input(rendered)
         self.register_outputs({"runtime_name": self.runtime_name, "manifest": self.manifest})

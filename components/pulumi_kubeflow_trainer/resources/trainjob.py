@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 from collections.abc import Iterable
 from typing import Any
 
@@ -43,15 +44,11 @@ class TrainJob(pulumi.ComponentResource):
     `runtime` is a runtime component, model or manifest. Without it, `spec.runtimeRef` is resolved among
     `runtimes` (a `RuntimeCatalog` or a list of runtimes), then the runtimes bundled with the library;
     never among other runtimes the program happens to declare.
-    """
 
-    trainjob: TrainJobModel
-    resources: dict[str, pulumi.Resource]
-    jobset_name: pulumi.Output[str]
-    namespace: pulumi.Output[str | None]
-    ssh_public_key: pulumi.Output[str | None]
-    conditions: pulumi.Output[list[dict[str, Any]]]
-    jobs_status: pulumi.Output[list[dict[str, Any]]]
+    Attributes: `trainjob` (the TrainJob model), `resources` (the children by name), and the Outputs
+    `jobset_name`, `namespace`, `ssh_public_key`, `conditions`, `jobs_status`. None is annotated on the
+    class: the SDK resolves class annotations (strings here) on every registration.
+    """
 
     def __init__(
         self,
@@ -96,14 +93,12 @@ class TrainJob(pulumi.ComponentResource):
             manifests = self._render(trainjob, runtime_snapshot)
         except TrainerError as error:
             raise invalid_input((TYPE, name), error) from None
-        self.trainjob = trainjob
-        hook_prefix = _hook_prefix(name, opts)
+        self.trainjob: TrainJobModel = trainjob
         record = record_of(self._identity(), self._placeholders.reveal(trainjob.spec.to_manifest()))
-        hooks = pulumi.ResourceOptions(hooks=pulumi.ResourceHookBinding(before_update=[update_rules_hook(f"{hook_prefix}:update-rules")]))
+        hooks = pulumi.ResourceOptions(hooks=pulumi.ResourceHookBinding(before_update=[update_rules_hook()]))
         super().__init__(TYPE, name, {RECORD: record}, pulumi.ResourceOptions.merge(opts, hooks))
-        jobset_hooks = failure_hooks(f"{hook_prefix}:jobset-failed", trainjob.name, trainjob.to_manifest) if wait_for == "completed" else None
-        self.resources = self._register_children(name, manifests, queue_name, wait_timeout_seconds, jobset_hooks)
-        self._set_outputs()
+        jobset_hooks = failure_hooks(f"{_hook_prefix(name, opts)}:jobset-failed", trainjob.name, trainjob.to_manifest) if wait_for == "completed" else None
+        self.resources: dict[str, pulumi.Resource] = self._register_children(name, manifests, queue_name, wait_timeout_seconds, jobset_hooks)
 
     def _parse(self, name: str, manifest: Any, overrides: dict[str, Any], runtime: Any, runtimes: Any) -> TrainJobModel:
         """The TrainJob model, `self._runtime` resolved; a function trainer's command follows the runtime."""
@@ -139,7 +134,7 @@ class TrainJob(pulumi.ComponentResource):
     ) -> dict[str, pulumi.Resource]:
         registered: dict[str, pulumi.Resource] = {}
         self._ssh_key: GeneratedKey | None = None
-        self._jobset: pulumi.Resource | None = None
+        self._jobset: pulumi.CustomResource | None = None
         for manifest in manifests:
             manifest = self._with_generated_key(name, self._placeholders.reveal(manifest), registered)
             options = pulumi.ResourceOptions(parent=self, depends_on=list(registered.values()))
@@ -152,9 +147,13 @@ class TrainJob(pulumi.ComponentResource):
                 self._jobset = registered[child]
         return registered
 
-    def _identity(self) -> pulumi.Output[str]:
-        """`namespace/name` of the TrainJob: a new identity means new keys and no update rules."""
-        return pulumi.Output.concat(self._placeholders.reveal(self.trainjob.namespace), "/", self.trainjob.name)
+    def _identity(self) -> pulumi.Input[str]:
+        """`namespace/name` of the TrainJob: a new identity means new keys and no update rules. A plain
+        string unless the namespace is an Output."""
+        namespace = self._placeholders.reveal(self.trainjob.namespace)
+        if isinstance(namespace, pulumi.Output):
+            return pulumi.Output.concat(namespace, "/", self.trainjob.name)
+        return f"{namespace}/{self.trainjob.name}"
 
     def _with_generated_key(self, name: str, manifest: dict[str, Any], registered: dict[str, pulumi.Resource]) -> dict[str, Any]:
         """The MPI SSH and Flux CURVE Secrets with keys from a GeneratedKey child instead of the render's."""
@@ -173,27 +172,39 @@ class TrainJob(pulumi.ComponentResource):
             return {**manifest, "data": {"curve.cert": pulumi.Output.secret(cert)}}
         return manifest
 
-    def _set_outputs(self) -> None:
-        jobset = self._jobset
-        self.jobset_name = pulumi.Output.from_input(self.trainjob.name)
-        self.namespace = pulumi.Output.from_input(self._placeholders.reveal(self.trainjob.metadata.namespace))
-        self.ssh_public_key = self._ssh_key.public_key if self._ssh_key else pulumi.Output.from_input(None)
+    # The Outputs are made on first use. Every Output is a task the SDK waits on at the end of the
+    # program (in a loop that is quadratic in their number), so a program that does not read them
+    # does not pay for them. They are not copied into the component's state with register_outputs
+    # either: that would cost a state write per TrainJob at the end of every `pulumi up`.
+
+    @functools.cached_property
+    def jobset_name(self) -> pulumi.Output[str]:
+        return pulumi.Output.from_input(self.trainjob.name)
+
+    @functools.cached_property
+    def namespace(self) -> pulumi.Output[str | None]:
+        return pulumi.Output.from_input(self._placeholders.reveal(self.trainjob.metadata.namespace))
+
+    @functools.cached_property
+    def ssh_public_key(self) -> pulumi.Output[str | None]:
+        """The MPI SSH public key (the private key stays a secret in the state); None for other runtimes."""
+        return self._ssh_key.public_key if self._ssh_key else pulumi.Output.from_input(None)
+
+    @functools.cached_property
+    def conditions(self) -> pulumi.Output[list[dict[str, Any]]]:
+        """The TrainJob's conditions (Complete, Failed, Suspended, ...) from the live JobSet's status."""
+        return self._status.apply(lambda status: status.get("conditions") or [])
+
+    @functools.cached_property
+    def jobs_status(self) -> pulumi.Output[list[dict[str, Any]]]:
+        return self._status.apply(lambda status: status.get("jobsStatus") or [])
+
+    @functools.cached_property
+    def _status(self) -> pulumi.Output[dict[str, Any]]:
+        if self._jobset is None:  # no JobSet rendered
+            return pulumi.Output.from_input({})
         manifest = self.trainjob.to_manifest()
-        if isinstance(jobset, children.ObservedResource):
-            status = jobset.status.apply(lambda live: trainjob_status(manifest, live))
-        else:
-            status = pulumi.Output.from_input({})
-        self.conditions = status.apply(lambda s: s.get("conditions") or [])
-        self.jobs_status = status.apply(lambda s: s.get("jobsStatus") or [])
-        self.register_outputs(
-            {
-                "jobset_name": self.jobset_name,
-                "namespace": self.namespace,
-                "ssh_public_key": self.ssh_public_key,
-                "conditions": self.conditions,
-                "jobs_status": self.jobs_status,
-            }
-        )
+        return self._jobset.status.apply(lambda live: trainjob_status(manifest, live))
 
 
 def _b64(text: str | None) -> str | None:

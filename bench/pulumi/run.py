@@ -1,0 +1,201 @@
+"""Program cost: N TrainJob components against a program that registers the same JobSets directly.
+
+Both programs run through the real engine (tools/bootstrap's toolchain), offline: a file backend in a
+temporary directory and the kubernetes provider in render mode (`renderYamlToDirectory`), as the
+engine tests do. The TrainJob program is written as users write it (README): one bundled
+`ClusterTrainingRuntime` and N `TrainJob(runtime=torch, trainer=Trainer(...))`. The direct program
+registers N `kubernetes.apiextensions.CustomResource` JobSets, rendered beforehand (so it pays
+nothing for rendering). For each N, each operation is timed on a fresh stack: `preview` (everything
+new), `up`, then a `preview` with no change; the ratio is TrainJob time / direct time, best of
+`--repeat` rounds, both programs measured in the same run, alternately.
+
+    .venv/bin/python bench/pulumi/run.py [--sizes 1 20 100] [--repeat 1] [--library DIR]
+
+`--library DIR` benchmarks another checkout's `components/` (e.g. a `git worktree` of an older commit).
+Target: <= 1.3x for all three operations at N = 100.
+
+Results (2-core machine shared with other work; seconds, best of 2 rounds):
+
+    see bench/pulumi/README.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+OPERATIONS = ("preview", "up", "no-change preview")
+IMAGE = "registry.local/train:1"
+PASSPHRASE = "bench"
+
+
+def import_library(library: Path | None) -> None:
+    """The library under test first on sys.path: this checkout's, or another's; also for the processes the
+    engine starts (the dynamic-provider plugin imports the library's providers by reference)."""
+    components = str((library or REPO) / "components")
+    sys.path.insert(0, str(REPO))  # tests.toolchain
+    sys.path.insert(0, components)
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [components, os.environ.get("PYTHONPATH")]))
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    program: Callable[[int, str], Callable[[], None]]
+
+
+def trainjob_program(count: int, render_dir: str) -> Callable[[], None]:
+    def program() -> None:
+        import pulumi
+        import pulumi_kubernetes as k8s
+
+        from pulumi_kubeflow_trainer import ClusterTrainingRuntime, Trainer, TrainJob
+
+        opts = pulumi.ResourceOptions(provider=k8s.Provider("render", render_yaml_to_directory=render_dir))
+        torch = ClusterTrainingRuntime.bundled("torch-distributed", opts=opts)
+        for index in range(count):
+            trainer = Trainer(image=IMAGE, num_nodes=2, command=["torchrun", "train.py"], resources_per_node={"limits": {"cpu": "2"}})
+            TrainJob(f"job-{index}", runtime=torch, namespace="team", trainer=trainer, opts=opts)
+
+    return program
+
+
+def rendered_jobsets(count: int) -> list[dict[str, Any]]:
+    """The JobSets the TrainJob program registers, as plain manifests."""
+    from pulumi_kubeflow_trainer import render
+    from pulumi_kubeflow_trainer.blueprints import bundled_runtime
+
+    trainer = {"image": IMAGE, "numNodes": 2, "command": ["torchrun", "train.py"], "resourcesPerNode": {"limits": {"cpu": "2"}}}
+    trainjobs = [
+        {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+         "metadata": {"name": f"job-{index}", "namespace": "team"},
+         "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": trainer}}
+        for index in range(count)
+    ]
+    manifests = render([bundled_runtime("torch-distributed"), *trainjobs], runtime_snapshot=False)
+    return [manifest for manifest in manifests if manifest["kind"] == "JobSet"]
+
+
+def direct_program(count: int, render_dir: str) -> Callable[[], None]:
+    jobsets = rendered_jobsets(count)
+
+    def program() -> None:
+        import pulumi
+        import pulumi_kubernetes as k8s
+
+        opts = pulumi.ResourceOptions(provider=k8s.Provider("render", render_yaml_to_directory=render_dir))
+        for jobset in jobsets:
+            k8s.apiextensions.CustomResource(
+                f"{jobset['metadata']['name']}-jobset", api_version=jobset["apiVersion"], kind=jobset["kind"],
+                metadata=jobset["metadata"], spec=jobset["spec"], opts=opts,
+            )
+
+    return program
+
+
+VARIANTS = [Variant("direct", direct_program), Variant("trainjob", trainjob_program)]
+
+
+def new_stack(root: Path, bin_dir: Path, program: Callable[[], None]):  # -> auto.Stack
+    import pulumi.automation as auto
+
+    from tests.toolchain import isolated_engine_env
+
+    env = isolated_engine_env(bin_dir, root, PASSPHRASE)
+    options = auto.LocalWorkspaceOptions(
+        env_vars=env,
+        pulumi_home=env["PULUMI_HOME"],
+        secrets_provider="passphrase",
+        pulumi_command=auto.PulumiCommand(root=str(bin_dir.parent)),
+        project_settings=auto.ProjectSettings(name="bench", runtime="python", backend=auto.ProjectBackend(url=env["PULUMI_BACKEND_URL"])),
+    )
+    return auto.create_stack("bench", project_name="bench", program=program, opts=options)
+
+
+@dataclass(frozen=True)
+class Timing:
+    wall: float  # seconds, what the user waits
+    cpu: float  # CPU seconds of this process (the inline program) and the engine's processes
+
+
+def cpu_seconds() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def timed(operation: Callable[[], Any]) -> Timing:
+    """Wall and CPU time. The CLI is a child of this process and waits for its plugins, so their CPU
+    time is counted once the operation returns; CPU time barely moves when other work shares the cores."""
+    wall, cpu = time.perf_counter(), cpu_seconds()
+    operation()
+    return Timing(time.perf_counter() - wall, cpu_seconds() - cpu)
+
+
+def measure(variant: Variant, count: int, bin_dir: Path) -> dict[str, Timing]:
+    """Each operation on a fresh stack."""
+    with tempfile.TemporaryDirectory(prefix=f"bench-{variant.name}-{count}-") as tmp:
+        root = Path(tmp)
+        stack = new_stack(root, bin_dir, variant.program(count, str(root / "out")))
+        quiet = {"on_output": lambda _line: None, "color": "never"}
+        timings = {
+            "preview": timed(lambda: stack.preview(**quiet)),
+            "up": timed(lambda: stack.up(**quiet)),
+            "no-change preview": timed(lambda: stack.preview(**quiet)),
+        }
+        changes = stack.preview(**quiet).change_summary
+        assert set(changes) <= {"same"}, f"{variant.name} N={count}: the last preview must change nothing: {changes}"
+        return timings
+
+
+def best(rounds: list[dict[str, Timing]]) -> dict[str, Timing]:
+    """Per operation, the least wall time and the least CPU time over the rounds."""
+    return {op: Timing(min(r[op].wall for r in rounds), min(r[op].cpu for r in rounds)) for op in OPERATIONS}
+
+
+def report(count: int, results: dict[str, dict[str, Timing]]) -> str:
+    direct, trainjob = results["direct"], results["trainjob"]
+    cells = [
+        f"{trainjob[op].wall:.2f} s / {direct[op].wall:.2f} s = **{trainjob[op].wall / direct[op].wall:.2f}x** "
+        f"(CPU {trainjob[op].cpu / direct[op].cpu:.2f}x)"
+        for op in OPERATIONS
+    ]
+    return f"| {count} | " + " | ".join(cells) + " |"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 20, 100])
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--library", type=Path, default=None, help="a checkout whose components/ to benchmark")
+    args = parser.parse_args()
+    import_library(args.library)
+    os.environ.pop("KUBECONFIG", None)  # inline programs run here; render mode refuses a kubeconfig
+
+    from tests.toolchain import find_engine_bin
+
+    bin_dir = find_engine_bin()
+    if bin_dir is None:
+        sys.exit("no Pulumi toolchain: run tools/bootstrap (or set PULUMI_KFT_BIN)")
+    import pulumi_kubeflow_trainer
+
+    print(f"library: {Path(pulumi_kubeflow_trainer.__file__).parent}; toolchain: {bin_dir}", flush=True)
+    print("| N | " + " | ".join(OPERATIONS) + " |\n| --- | --- | --- | --- |", flush=True)
+    for count in args.sizes:
+        rounds: dict[str, list[dict[str, Timing]]] = {variant.name: [] for variant in VARIANTS}
+        for _ in range(args.repeat):
+            for variant in VARIANTS:
+                rounds[variant.name].append(measure(variant, count, bin_dir))
+        print(report(count, {name: best(values) for name, values in rounds.items()}), flush=True)
+
+
+if __name__ == "__main__":
+    main()

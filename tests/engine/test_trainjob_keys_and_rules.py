@@ -1,0 +1,123 @@
+"""The TrainJob component through the real engine, in inline programs on the embedded default (render to
+a directory): generated keys (Flux CURVE) are random per stack, kept across runs and encrypted in the
+state; the runtime-patch update rules stop `pulumi preview` with the property path."""
+
+from __future__ import annotations
+
+import base64
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+import pulumi
+import pulumi.automation as auto
+import pulumi_kubernetes as k8s
+import pytest
+import yaml
+
+from pulumi_kubeflow_trainer import TrainJob
+from tests.builders import container, make_runtime, make_trainjob
+
+pytestmark = pytest.mark.engine
+FLUX_RUNTIME = make_runtime("flux-rt").flux().trainer(container(command=["python", "train.py"])).obj()
+PATCH = {"manager": "kueue.x-k8s.io/manager", "trainingRuntimeSpec": {"template": {"metadata": {"labels": {"team": "a"}}}}}
+
+
+class InlineStack:
+    """An inline program on a private file backend; `settings` are read by the program on every run."""
+
+    def __init__(self, name: str, build: Callable[[pulumi.ResourceOptions, dict[str, Any]], TrainJob], env: dict[str, str],
+                 engine_bin: Path, root: Path) -> None:
+        self.settings: dict[str, Any] = {}
+        self.render_dir = root / "out"
+        self.state_dir = Path(env["PULUMI_BACKEND_URL"].removeprefix("file://"))
+        root.mkdir(parents=True, exist_ok=True)
+        self.log = (root / "pulumi.log").open("w")
+
+        def program() -> None:
+            provider = k8s.Provider("render", render_yaml_to_directory=str(self.render_dir))
+            build(pulumi.ResourceOptions(provider=provider), self.settings)
+
+        options = auto.LocalWorkspaceOptions(
+            env_vars=env, pulumi_home=env["PULUMI_HOME"], secrets_provider="passphrase",
+            pulumi_command=auto.PulumiCommand(root=str(engine_bin.parent)),
+            project_settings=auto.ProjectSettings(name="engine-it", runtime="python", backend=auto.ProjectBackend(url=env["PULUMI_BACKEND_URL"])),
+        )
+        self.stack = auto.create_stack(name, project_name="engine-it", program=program, opts=options)
+
+    def out(self, line: str) -> None:
+        self.log.write(line + "\n")
+
+    def up(self) -> auto.UpResult:
+        return self.stack.up(on_output=self.out, color="never")
+
+    def preview(self) -> auto.PreviewResult:
+        return self.stack.preview(on_output=self.out, color="never")
+
+    def rendered(self, kind: str, name: str) -> dict[str, Any]:
+        for path in (self.render_dir / "1-manifest").glob("*.yaml"):
+            for document in yaml.safe_load_all(path.read_text()):
+                if document and document.get("kind") == kind and document["metadata"]["name"] == name:
+                    return document
+        raise AssertionError(f"no rendered {kind} {name}")
+
+    def state_text(self) -> str:
+        return "".join(path.read_text() for path in self.state_dir.rglob("*.json"))
+
+
+@pytest.fixture(autouse=True)
+def _no_kubeconfig(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inline programs run in this process, where the SDK would hand $KUBECONFIG to the render provider."""
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+
+
+def flux_job(opts: pulumi.ResourceOptions, _settings: dict[str, Any]) -> TrainJob:
+    return TrainJob("fx", make_trainjob("team", "fx").runtime_ref("flux-rt").num_nodes(2).obj(), runtime=FLUX_RUNTIME, opts=opts)
+
+
+def curve_secret_key(stack: InlineStack) -> str:
+    cert = base64.b64decode(stack.rendered("Secret", "fx-flux-curve")["data"]["curve.cert"]).decode()
+    return re.search(r'secret-key = "([^"]+)"', cert).group(1)
+
+
+def changes(summary: dict[str, int]) -> dict[str, int]:
+    return {op: count for op, count in summary.items() if op != "same" and count}
+
+
+def test_a_flux_key_is_random_per_stack_kept_across_runs_and_secret_in_the_state(engine_env, engine_bin, tmp_path):
+    first = InlineStack("first", flux_job, engine_env, engine_bin, tmp_path / "first")
+    first.up()
+    key = curve_secret_key(first)
+
+    assert changes(first.preview().change_summary) == {}, "a re-preview keeps the stored key"
+    first.up()
+    assert curve_secret_key(first) == key, "a second up keeps it too"
+    state = first.state_text()
+    assert key not in state, "the CURVE secret key is not in plaintext in the state"
+    assert base64.b64encode(key.encode()).decode()[:20] not in state
+
+    second = InlineStack("second", flux_job, {**engine_env}, engine_bin, tmp_path / "second")
+    second.up()
+    assert curve_secret_key(second) != key, "the same TrainJob in another program gets another key"
+
+
+def patched_job(opts: pulumi.ResourceOptions, settings: dict[str, Any]) -> TrainJob:
+    patch = {**PATCH, "trainingRuntimeSpec": {"template": {"metadata": {"labels": {"team": settings.get("team", "a")}}}}}
+    return TrainJob("patched", runtime_ref="torch-distributed", namespace="team", runtime_patches=[patch],
+                    suspend=settings.get("suspend"), trainer={"numNodes": 1}, opts=opts)
+
+
+def test_changing_runtime_patches_of_a_running_trainjob_stops_the_preview(engine_env, engine_bin, tmp_path):
+    stack = InlineStack("patched", patched_job, engine_env, engine_bin, tmp_path)
+    stack.up()
+    assert changes(stack.preview().change_summary) == {}, "an unchanged TrainJob previews clean"
+
+    stack.settings["team"] = "b"
+    with pytest.raises(auto.CommandError, match=r"spec\.runtimePatches: Forbidden: RuntimePatches can only be modified when the TrainJob is suspended"):
+        stack.preview()
+
+    stack.settings["suspend"] = True  # suspending in the same update is allowed
+    assert changes(stack.preview().change_summary), "the preview passes and shows the update"
+    stack.up()
+    stack.settings["suspend"] = False  # resuming with the patches as they are now
+    stack.up()
