@@ -22,8 +22,10 @@ Results (2-core machine shared with other work; seconds, best of 2 rounds):
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -102,7 +104,28 @@ def direct_program(count: int, render_dir: str) -> Callable[[], None]:
     return program
 
 
-VARIANTS = [Variant("direct", direct_program), Variant("trainjob", trainjob_program)]
+def component_floor_program(count: int, render_dir: str) -> Callable[[], None]:
+    """The direct program with each JobSet under an empty component of the TrainJob's type: what one
+    component per JobSet costs by itself, the floor of any component library."""
+    jobsets = rendered_jobsets(count)
+
+    def program() -> None:
+        import pulumi
+        import pulumi_kubernetes as k8s
+
+        opts = pulumi.ResourceOptions(provider=k8s.Provider("render", render_yaml_to_directory=render_dir))
+        for jobset in jobsets:
+            name = jobset["metadata"]["name"]
+            parent = pulumi.ComponentResource("kubeflow:trainer:TrainJob", name, None, opts)
+            k8s.apiextensions.CustomResource(
+                f"{name}-jobset", api_version=jobset["apiVersion"], kind=jobset["kind"],
+                metadata=jobset["metadata"], spec=jobset["spec"], opts=pulumi.ResourceOptions(parent=parent),
+            )
+
+    return program
+
+
+VARIANTS = [Variant("direct", direct_program), Variant("trainjob", trainjob_program), Variant("floor", component_floor_program)]
 
 
 def new_stack(root: Path, bin_dir: Path, program: Callable[[], None]):  # -> auto.Stack
@@ -161,14 +184,45 @@ def best(rounds: list[dict[str, Timing]]) -> dict[str, Timing]:
     return {op: Timing(min(r[op].wall for r in rounds), min(r[op].cpu for r in rounds)) for op in OPERATIONS}
 
 
+def ratio(results: dict[str, dict[str, Timing]], variant: str, op: str) -> str:
+    direct, measured = results["direct"][op], results[variant][op]
+    return f"{measured.wall:.2f} s = **{measured.wall / direct.wall:.2f}x** (CPU {measured.cpu / direct.cpu:.2f}x)"
+
+
 def report(count: int, results: dict[str, dict[str, Timing]]) -> str:
-    direct, trainjob = results["direct"], results["trainjob"]
+    """One row: per operation, the direct program's time, the TrainJob program's and its ratio, and the
+    ratio of the one-empty-component-per-JobSet floor."""
     cells = [
-        f"{trainjob[op].wall:.2f} s / {direct[op].wall:.2f} s = **{trainjob[op].wall / direct[op].wall:.2f}x** "
-        f"(CPU {trainjob[op].cpu / direct[op].cpu:.2f}x)"
+        f"{results['direct'][op].wall:.2f} s | {ratio(results, 'trainjob', op)} | {results['floor'][op].wall / results['direct'][op].wall:.2f}x"
         for op in OPERATIONS
     ]
     return f"| {count} | " + " | ".join(cells) + " |"
+
+
+def measure_in_subprocess(variant: str, count: int, library: Path | None) -> dict[str, Timing]:
+    """One measurement in a fresh interpreter: no heap, caches or SDK state left by earlier programs
+    (the inline program runs in the measuring process, so its garbage would slow the next one)."""
+    argv = [sys.executable, __file__, "--measure", variant, str(count)] + (["--library", str(library)] if library else [])
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sys.exit(f"{variant} N={count} failed:\n{done.stderr[-4000:]}")
+    return {op: Timing(*values) for op, values in json.loads(done.stdout.splitlines()[-1]).items()}
+
+
+def measure_here(variant_name: str, count: int) -> None:
+    from tests.toolchain import find_engine_bin
+
+    bin_dir = find_engine_bin()
+    if bin_dir is None:
+        sys.exit("no Pulumi toolchain: run tools/bootstrap (or set PULUMI_KFT_BIN)")
+    variant = next(variant for variant in VARIANTS if variant.name == variant_name)
+    # Every variant starts with the same modules loaded (the direct one renders its JobSets with the
+    # library): the timings are the programs', not one-off imports (~0.5 s for this library).
+    import pulumi_kubeflow_trainer.resources  # noqa: F401
+    import pulumi_kubernetes  # noqa: F401
+
+    timings = measure(variant, count, bin_dir)
+    print(json.dumps({op: [timing.wall, timing.cpu] for op, timing in timings.items()}))
 
 
 def main() -> None:
@@ -176,24 +230,23 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 20, 100])
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--library", type=Path, default=None, help="a checkout whose components/ to benchmark")
+    parser.add_argument("--measure", nargs=2, metavar=("VARIANT", "N"), help=argparse.SUPPRESS)  # one child run
     args = parser.parse_args()
     import_library(args.library)
     os.environ.pop("KUBECONFIG", None)  # inline programs run here; render mode refuses a kubeconfig
-
-    from tests.toolchain import find_engine_bin
-
-    bin_dir = find_engine_bin()
-    if bin_dir is None:
-        sys.exit("no Pulumi toolchain: run tools/bootstrap (or set PULUMI_KFT_BIN)")
+    if args.measure:
+        measure_here(args.measure[0], int(args.measure[1]))
+        return
     import pulumi_kubeflow_trainer
 
-    print(f"library: {Path(pulumi_kubeflow_trainer.__file__).parent}; toolchain: {bin_dir}", flush=True)
-    print("| N | " + " | ".join(OPERATIONS) + " |\n| --- | --- | --- | --- |", flush=True)
+    print(f"library: {Path(pulumi_kubeflow_trainer.__file__).parent}", flush=True)
+    header = " | ".join(f"{op}: direct | TrainJob | floor" for op in OPERATIONS)
+    print(f"| N | {header} |\n|" + " --- |" * 10, flush=True)
     for count in args.sizes:
         rounds: dict[str, list[dict[str, Timing]]] = {variant.name: [] for variant in VARIANTS}
         for _ in range(args.repeat):
             for variant in VARIANTS:
-                rounds[variant.name].append(measure(variant, count, bin_dir))
+                rounds[variant.name].append(measure_in_subprocess(variant.name, count, args.library))
         print(report(count, {name: best(values) for name, values in rounds.items()}), flush=True)
 
 
