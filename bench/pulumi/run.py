@@ -7,16 +7,23 @@ engine tests do. The TrainJob program is written as users write it (README): one
 registers N `kubernetes.apiextensions.CustomResource` JobSets, rendered beforehand (so it pays
 nothing for rendering). For each N, each operation is timed on a fresh stack: `preview` (everything
 new), `up`, then a `preview` with no change; the ratio is TrainJob time / direct time, best of
-`--repeat` rounds, both programs measured in the same run, alternately.
+`--repeat` rounds, the programs measured in the same run, alternately, each in a fresh process.
 
-    .venv/bin/python bench/pulumi/run.py [--sizes 1 20 100] [--repeat 1] [--library DIR]
+    .venv/bin/python bench/pulumi/run.py [--sizes 1 20 100] [--repeat 3] [--library DIR]
 
 `--library DIR` benchmarks another checkout's `components/` (e.g. a `git worktree` of an older commit).
-Target: <= 1.3x for all three operations at N = 100.
+A third program, the floor, puts each direct JobSet under an empty component of the TrainJob's type:
+what one component per JobSet costs by itself.
 
-Results (2-core machine shared with other work; seconds, best of 2 rounds):
+Target: <= 1.3x for all three operations at N = 100. Results (2-core machine shared with other work,
+best of 3; wall-time ratio to the direct program, floor in the last column), before/after tables and
+where the time goes: bench/pulumi/README.md.
 
-    see bench/pulumi/README.md
+    | N   | preview | up    | no-change preview | floor (preview / up / no-change) |
+    | 1   | 0.96x   | 0.95x | 0.97x             | 0.93x / 1.01x / 1.00x            |
+    | 20  | 1.06x   | 1.03x | 0.95x             | 1.18x / 1.11x / 1.10x            |
+    | 100 | 1.49x   | 1.53x | 1.45x             | 1.34x / 1.28x / 1.36x            |
+    (before: 3.03x / 3.06x / 2.57x at N = 100)
 """
 
 from __future__ import annotations
