@@ -9,7 +9,7 @@ nothing for rendering). For each N, each operation is timed on a fresh stack: `p
 new), `up`, then a `preview` with no change; the ratio is TrainJob time / direct time, best of
 `--repeat` rounds, the programs measured in the same run, alternately, each in a fresh process.
 
-    .venv/bin/python bench/pulumi/run.py [--sizes 1 20 100] [--repeat 3] [--library DIR]
+    .venv/bin/python bench/pulumi/run.py [--sizes 1 20 100] [--repeat N] [--library DIR]
 
 `--library DIR` benchmarks another checkout's `components/` (e.g. a `git worktree` of an older commit).
 A third program, the floor, puts each direct JobSet under an empty component of the TrainJob's type:

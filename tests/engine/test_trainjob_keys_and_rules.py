@@ -15,7 +15,12 @@ import pulumi_kubernetes as k8s
 import pytest
 import yaml
 
+from pulumi.dynamic import CreateResult, Resource, ResourceProvider
+from pulumi.dynamic.dynamic import serialize_provider
+
 from pulumi_kubeflow_trainer import TrainJob
+from pulumi_kubeflow_trainer.resources.record import TrainJobRecordProvider
+from pulumi_kubeflow_trainer.resources.sshkey import MPISSHKeyProvider
 from tests.builders import container, make_runtime, make_trainjob
 
 pytestmark = pytest.mark.engine
@@ -121,3 +126,49 @@ def test_changing_runtime_patches_of_a_running_trainjob_stops_the_preview(engine
     stack.up()
     stack.settings["suspend"] = False  # resuming with the patches as they are now
     stack.up()
+
+
+class CreatableOldProvider(ResourceProvider):
+    """Makes the resources an earlier version made; the state is then pointed at the old providers."""
+
+    serialize_as_secret_always = False
+
+    def create(self, props: dict[str, Any]) -> CreateResult:
+        return CreateResult(id_="old", outs=props)
+
+
+class OldRecord(Resource, module="kubeflow", name="TrainJobRecord"):
+    def __init__(self, name: str) -> None:
+        super().__init__(CreatableOldProvider(), name, {"trainjob": "team/old"})
+
+
+class OldKey(Resource, module="kubeflow", name="MPISSHKey"):
+    def __init__(self, name: str) -> None:
+        super().__init__(CreatableOldProvider(), name, {"trainjob": "team/old"})
+
+
+def test_a_stack_of_an_earlier_version_upgrades_and_deletes_its_record_and_key_resources(engine_env, engine_bin, tmp_path):
+    """Earlier versions made `<name>-record` and `<name>-ssh-key` dynamic resources; the engine deletes them
+    with their providers as the state names them (module and class), which must still import."""
+    def program(opts: pulumi.ResourceOptions, settings: dict[str, Any]) -> TrainJob:
+        if settings.get("earlier"):
+            OldRecord("old-record")
+            OldKey("old-ssh-key")
+        return TrainJob("old", runtime_ref="torch-distributed", namespace="team", opts=opts)
+
+    stack = InlineStack("upgrade", program, engine_env, engine_bin, tmp_path)
+    stack.settings["earlier"] = True
+    stack.up()
+    old_providers = {"TrainJobRecord": TrainJobRecordProvider(), "MPISSHKey": MPISSHKeyProvider()}
+    deployment = stack.stack.export_stack()
+    for resource in deployment.deployment["resources"]:
+        kind = resource["type"].rpartition(":")[2]
+        if kind in old_providers:  # the state as the earlier version wrote it
+            for props in (resource["inputs"], resource["outputs"]):
+                props["__provider"] = serialize_provider(old_providers[kind])
+    stack.stack.import_stack(deployment)
+
+    stack.settings["earlier"] = False
+    assert stack.up().summary.result == "succeeded"
+    types = {resource["type"] for resource in stack.stack.export_stack().deployment["resources"]}
+    assert not types & {"pulumi-python:dynamic/kubeflow:TrainJobRecord", "pulumi-python:dynamic/kubeflow:MPISSHKey"}

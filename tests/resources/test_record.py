@@ -89,3 +89,19 @@ def test_one_hook_serves_every_trainjob_of_a_program_and_runs_during_preview(moc
         assert root is None or update_rules_hook() is hook
 
     program()
+
+
+@pytest.mark.parametrize("provider", ["record.TrainJobRecordProvider", "sshkey.MPISSHKeyProvider"])
+def test_providers_of_earlier_versions_still_load_so_their_resources_can_be_deleted(provider) -> None:
+    """The state of a stack deployed by an earlier version references these classes by name."""
+    import base64
+    import importlib
+
+    import dill
+
+    module, name = provider.split(".")
+    cls = getattr(importlib.import_module(f"pulumi_kubeflow_trainer.resources.{module}"), name)
+    from pulumi.dynamic.dynamic import serialize_provider
+
+    loaded = dill.loads(base64.b64decode(serialize_provider(cls())))
+    assert type(loaded).__qualname__ == name and loaded.delete("id", {}) is None

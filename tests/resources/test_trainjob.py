@@ -341,3 +341,16 @@ def test_the_component_records_what_the_update_rules_compare(mocks):
         assert "mnist-record" not in mocks.types(), "no resource per TrainJob for the record"
 
     return settled(job).apply(check)
+
+
+@pulumi.runtime.test
+def test_a_training_runtime_in_a_catalog_serves_a_namespace_known_at_deploy_time(mocks):
+    runtime = make_runtime("ns-rt", cluster=False, namespace="team").torch().trainer(container(image="team:1")).obj()
+    job = TrainJob("job", make_trainjob("placeholder", "job").runtime_ref("ns-rt", kind="TrainingRuntime").obj(),
+                   namespace=pulumi.Output.from_input("team-x"), runtimes=[runtime])
+
+    def check(_):
+        jobset = mocks.named("job-jobset").inputs
+        assert (jobset["metadata"]["namespace"], node_image(mocks, "job-jobset")) == ("team-x", "team:1")
+
+    return settled(job).apply(check)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
+from pulumi.dynamic import ResourceProvider
 from pulumi.output import Unknown
 
 from ..framework.update_rules import runtime_patch_update_errors
@@ -82,3 +83,9 @@ def update_rules_hook() -> pulumi.ResourceHook:
         if root is not None:  # None only under unit-test mocks
             setattr(root, _SHARED_HOOK, hook)
     return hook
+
+
+class TrainJobRecordProvider(ResourceProvider):
+    """The provider of the `<name>-record` resources that earlier versions made per TrainJob. The engine
+    loads a dynamic resource's provider from the state by reference to delete it, so this class stays
+    importable under its old name; deleting does nothing."""

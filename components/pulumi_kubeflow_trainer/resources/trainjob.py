@@ -94,11 +94,18 @@ class TrainJob(pulumi.ComponentResource):
         except TrainerError as error:
             raise invalid_input((TYPE, name), error) from None
         self.trainjob: TrainJobModel = trainjob
+        # The update rules compare this input with the one in the state, in a hook the engine also runs at preview.
         record = record_of(self._identity(), self._placeholders.reveal(trainjob.spec.to_manifest()))
-        hooks = pulumi.ResourceOptions(hooks=pulumi.ResourceHookBinding(before_update=[update_rules_hook()]))
-        super().__init__(TYPE, name, {RECORD: record}, pulumi.ResourceOptions.merge(opts, hooks))
-        jobset_hooks = failure_hooks(f"{_hook_prefix(name, opts)}:jobset-failed", trainjob.name, trainjob.to_manifest) if wait_for == "completed" else None
-        self.resources: dict[str, pulumi.Resource] = self._register_children(name, manifests, queue_name, wait_timeout_seconds, jobset_hooks)
+        rules = pulumi.ResourceOptions(hooks=pulumi.ResourceHookBinding(before_update=[update_rules_hook()]))
+        super().__init__(TYPE, name, {RECORD: record}, pulumi.ResourceOptions.merge(opts, rules))
+        jobset_hooks = self._failure_hooks(name, opts) if wait_for == "completed" else None
+        self.resources: dict[str, pulumi.Resource] = self._register_children(
+            name, manifests, queue_name, wait_timeout_seconds, jobset_hooks
+        )
+
+    def _failure_hooks(self, name: str, opts: pulumi.ResourceOptions | None) -> pulumi.ResourceHookBinding:
+        """wait_for="completed": the JobSet's hooks that fail the `pulumi up` that saw it fail."""
+        return failure_hooks(f"{_hook_prefix(name, opts)}:jobset-failed", self.trainjob.name, self.trainjob.to_manifest)
 
     def _parse(self, name: str, manifest: Any, overrides: dict[str, Any], runtime: Any, runtimes: Any) -> TrainJobModel:
         """The TrainJob model, `self._runtime` resolved; a function trainer's command follows the runtime."""
