@@ -12,6 +12,18 @@ REPO = Path(__file__).resolve().parents[1]
 TOOLS = REPO / "tools"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pulumi-kubeflow-trainer"
 
+CLUSTER_BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "jobset", "kwok")
+
+
+def find_cluster_bin() -> Path | None:
+    """tools/bootstrap-cluster's bin dir: $PULUMI_KFT_CLUSTER_BIN, else the newest one in the cache."""
+    explicit = os.environ.get("PULUMI_KFT_CLUSTER_BIN")
+    candidates = [Path(explicit)] if explicit else sorted(CACHE.glob("cluster-*/bin"), reverse=True)
+    for candidate in candidates:
+        if all(os.access(candidate / name, os.X_OK) for name in CLUSTER_BINARIES):
+            return candidate
+    return None
+
 
 def find_engine_bin() -> Path | None:
     """The Pulumi CLI and kubernetes provider: $PULUMI_KFT_BIN, the bootstrap cache, or PATH."""

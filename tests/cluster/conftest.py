@@ -17,10 +17,9 @@ from typing import Any, Callable
 
 import pytest
 
-from tests.toolchain import CACHE, TOOLS, find_engine_bin, isolated_engine_env
+from tests.toolchain import TOOLS, find_cluster_bin, find_engine_bin, isolated_engine_env
 
 PASSPHRASE = "cluster-tests"
-CLUSTER_BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "jobset", "kwok")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -32,15 +31,6 @@ def _missing(message: str) -> None:
     if os.environ.get("PULUMI_KFT_REQUIRE_CLUSTER") == "1":
         pytest.fail(message + " (PULUMI_KFT_REQUIRE_CLUSTER=1)")
     pytest.skip(message)
-
-
-def _find_cluster_bin() -> Path | None:
-    explicit = os.environ.get("PULUMI_KFT_CLUSTER_BIN")
-    candidates = [Path(explicit)] if explicit else sorted(CACHE.glob("cluster-*/bin"), reverse=True)
-    for candidate in candidates:
-        if all(os.access(candidate / name, os.X_OK) for name in CLUSTER_BINARIES):
-            return candidate
-    return None
 
 
 class Cluster:
@@ -104,7 +94,7 @@ class Cluster:
 
 @pytest.fixture(scope="session")
 def cluster_bin() -> Path:
-    found = _find_cluster_bin()
+    found = find_cluster_bin()
     if found is None:
         _missing("no local control plane binaries: run tools/bootstrap-cluster (or set PULUMI_KFT_CLUSTER_BIN)")
     return found  # type: ignore[return-value]

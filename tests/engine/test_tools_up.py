@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.toolchain import CACHE, REPO
+from tests.toolchain import REPO, find_cluster_bin
 
 pytestmark = pytest.mark.engine
-CLUSTER_BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "jobset", "kwok")
 
 
 def git(checkout: Path, *args: str) -> str:
@@ -60,15 +59,6 @@ def test_tools_up_renders_the_example_and_writes_no_tracked_file(engine_env, eng
 
     tools_up(checkout, env, "dev")
     assert git(checkout, "status", "--porcelain") == "", "the next run writes no tracked file either"
-
-
-def find_cluster_bin() -> Path | None:
-    explicit = os.environ.get("PULUMI_KFT_CLUSTER_BIN")
-    candidates = [Path(explicit)] if explicit else sorted(CACHE.glob("cluster-*/bin"), reverse=True)
-    for candidate in candidates:
-        if all(os.access(candidate / name, os.X_OK) for name in CLUSTER_BINARIES):
-            return candidate
-    return None
 
 
 @pytest.mark.cluster
