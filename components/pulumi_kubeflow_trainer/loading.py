@@ -67,13 +67,24 @@ def load(source: Source | Iterable[Source]) -> list[Loaded]:
     loaded: list[Loaded] = []
     errors: list[FieldError] = []
     budget = Budget()  # the limits hold for all the sources together
-    for manifest, where, checked in _manifests(source, budget, 0):
-        try:
-            if not checked:
-                _check_json(manifest, where, budget)
-            loaded.append(manifest if isinstance(manifest, BaseModel) else parse(manifest, where))  # type: ignore[arg-type]
-        except TrainJobInvalidError as invalid:
-            errors.extend(invalid.errors)
+    # A list of models, what a program that loaded its objects once passes on every render, takes no
+    # generator: each model is looked up in the memo of checked ones and kept as it is.
+    items, depth = (source, 1) if isinstance(source, (list, tuple)) else ((source,), 0)
+    for item in items:
+        if isinstance(item, BaseModel):
+            try:
+                _check_model(item, "", budget)
+                loaded.append(item)  # type: ignore[arg-type]
+            except TrainJobInvalidError as invalid:
+                errors.extend(invalid.errors)
+            continue
+        for manifest, where, checked in _manifests(item, budget, depth):
+            try:
+                if not checked:
+                    _check_json(manifest, where, budget)
+                loaded.append(manifest if isinstance(manifest, BaseModel) else parse(manifest, where))  # type: ignore[arg-type]
+            except TrainJobInvalidError as invalid:
+                errors.extend(invalid.errors)
     if errors:
         raise TrainJobInvalidError(errors)
     return loaded
@@ -148,6 +159,10 @@ def _check_json(manifest: Any, where: str, budget: Budget) -> None:
     if not isinstance(manifest, BaseModel):
         _raise_if(json_problem(manifest, budget), manifest, where)
         return
+    _check_model(manifest, where, budget)
+
+
+def _check_model(manifest: BaseModel, where: str, budget: Budget) -> None:
     cost = _CHECKED.get(manifest)
     if cost is not None:  # checked before, and frozen: still fine, and it costs what it cost then
         budget.values, budget.chars = budget.values - cost[0], budget.chars - cost[1]

@@ -77,16 +77,18 @@ class Framework:
             build=acting(self.builders, "build"),
         ))
 
-    def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
+    def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext, phases: Phases | None = None) -> Verdict:
         verdict = Verdict()
-        for validate in self.phases(info.runtime).validate:
+        for validate in (phases or self.phases(info.runtime)).validate:
             found = validate(info, trainjob, context)
             if found is not NO_FINDINGS:
                 verdict.extend(found)
         return verdict
 
-    def build(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> list[Manifest]:
-        phases = self.phases(info.runtime)
+    def build(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext, phases: Phases | None = None) -> list[Manifest]:
+        """The children, after every enforcement phase; `phases` are `self.phases(info.runtime)`, passed by
+        a caller that found them already."""
+        phases = phases or self.phases(info.runtime)
         for enforce in phases.enforce_ml_policy:
             enforce(info, trainjob)
         for enforce in phases.enforce_pod_group_policy:

@@ -13,7 +13,7 @@ from ..api.runtime import ClusterTrainingRuntime, Runtime, TrainingRuntime
 from ..api.trainjob import TrainJob
 from .context import ObjectIndex, RenderContext
 from .errors import FieldError, RuntimeNotFoundError, TrainJobInvalidError
-from .framework import Framework, default_framework
+from .framework import Framework, Phases, default_framework
 from .info import RuntimeInfo
 from .interfaces import Verdict
 from .kube import Manifest
@@ -80,10 +80,10 @@ class Renderer:
             compiled = self.resolve(trainjob)
         except RuntimeNotFoundError as missing:
             return Verdict(errors=missing.errors)
-        return self._validate(build_runtime_info(trainjob, compiled), trainjob)
+        return self._validate(build_runtime_info(trainjob, compiled), trainjob, self.framework.phases(compiled.runtime))
 
-    def _validate(self, info: RuntimeInfo, trainjob: TrainJob) -> Verdict:
-        verdict = self.framework.validate(info, trainjob, self.context)
+    def _validate(self, info: RuntimeInfo, trainjob: TrainJob, phases: Phases) -> Verdict:
+        verdict = self.framework.validate(info, trainjob, self.context, phases)
         if isinstance(info.runtime, ClusterTrainingRuntime) and info.runtime.is_deprecated:
             verdict.warnings.append(deprecation_warning(info.runtime, referenced=True))
         return verdict
@@ -92,11 +92,13 @@ class Renderer:
         """The children of one TrainJob, dependencies first; raises TrainJobInvalidError on bad input."""
         source = f"TrainJob/{trainjob.name}"
         try:
-            # Validation only reads the RuntimeInfo, so the same one is then built upon.
-            info = build_runtime_info(trainjob, self.resolve(trainjob))
+            compiled = self.resolve(trainjob)
         except RuntimeNotFoundError as missing:
             raise TrainJobInvalidError(missing.errors, source=source) from None
-        verdict = self._validate(info, trainjob)
+        # Validation only reads the RuntimeInfo, so the same one is then built upon.
+        info = build_runtime_info(trainjob, compiled)
+        phases = self.framework.phases(compiled.runtime)
+        verdict = self._validate(info, trainjob, phases)
         self.warnings.extend(verdict.warnings)
         if verdict.errors:
             raise TrainJobInvalidError(verdict.errors, source=source, warnings=verdict.warnings)
@@ -107,7 +109,7 @@ class Renderer:
             )
             return []
         try:
-            return self.framework.build(info, trainjob, self.context)
+            return self.framework.build(info, trainjob, self.context, phases)
         except TrainJobInvalidError as invalid:
             raise TrainJobInvalidError(invalid.errors, source=source) from None
 

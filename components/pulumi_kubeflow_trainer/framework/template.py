@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..api import constants as c
+from ..api.core import ResourceRequirements
 from ..api.patches import RuntimePatch
 from ..api.runtime import Runtime
 from ..api.trainjob import TrainJob
@@ -82,7 +83,7 @@ def build_runtime_info(trainjob: TrainJob, compiled: CompiledRuntime) -> Runtime
     runtime = compiled.runtime
     pod_sets = _pod_sets(runtime, spec)
     trainer = trainjob.spec.trainer
-    requested = trainer.resources_per_node.to_manifest() if trainer and trainer.resources_per_node is not None else None
+    requested = _requested_resources(trainer.resources_per_node) if trainer and trainer.resources_per_node is not None else None
     if requested is not None:
         _merge_resources_per_node(requested, runtime, pod_sets)
     labels, annotations = _jobset_metadata(patches, compiled) if patches else (dict(compiled.labels), dict(compiled.annotations))
@@ -99,6 +100,18 @@ def build_runtime_info(trainjob: TrainJob, compiled: CompiledRuntime) -> Runtime
         trainer_args=list(trainer.args) if trainer and trainer.args else None,
         requested_resources=requested,
     )
+
+
+def _requested_resources(resources: ResourceRequirements) -> Manifest:
+    """The TrainJob's resourcesPerNode as a manifest of its own: dumped once per (frozen) model, copied
+    per render, since the merge may put its claims into the JobSet."""
+    pickled = _REQUESTED.get(resources)
+    if pickled is None:
+        pickled = _REQUESTED.put(resources, pickle.dumps(resources.to_manifest(), protocol=pickle.HIGHEST_PROTOCOL))
+    return pickle.loads(pickled)
+
+
+_REQUESTED: IdentityMemo[ResourceRequirements, bytes] = IdentityMemo()
 
 
 def _jobset_metadata(patches: list[RuntimePatch], compiled: CompiledRuntime) -> tuple[dict[str, str], dict[str, str]]:

@@ -6,6 +6,7 @@ import base64
 from typing import ClassVar
 
 from ..api import constants as c
+from ..api.runtime import Runtime
 from ..api.trainjob import TrainJob
 from ..framework.context import RenderContext
 from ..framework.errors import FieldError
@@ -35,6 +36,11 @@ def curve_name(trainjob: TrainJob) -> str:
 
 class FluxPlugin:
     name: ClassVar[str] = NAME
+
+    @staticmethod
+    def applies_to(runtime: Runtime) -> bool:
+        policy = runtime.spec.ml_policy
+        return policy is not None and policy.flux is not None
 
     def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
         if info.ml_policy is None or info.ml_policy.flux is None:

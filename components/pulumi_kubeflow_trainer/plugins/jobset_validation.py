@@ -9,7 +9,7 @@ from ..api.rules import show
 from ..api.trainjob import TrainJob
 from ..framework.errors import FieldError
 from ..framework.info import RuntimeInfo
-from ..framework.interfaces import Verdict
+from ..framework.interfaces import NO_FINDINGS, Verdict
 from ..framework.kube import dig
 
 _DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -18,15 +18,18 @@ ENV_LOCKED_CONTAINERS = (c.DATASET_INITIALIZER, c.MODEL_INITIALIZER, c.NODE)
 
 
 def validate(info: RuntimeInfo, trainjob: TrainJob) -> Verdict:
+    initializer, patches = trainjob.spec.initializer, trainjob.spec.runtime_patches
+    if initializer is None and not patches:
+        return NO_FINDINGS  # most TrainJobs: nothing of theirs this plugin checks
     verdict = Verdict()
-    initializer = trainjob.spec.initializer
     if initializer is not None and initializer.dataset is not None:
         verdict.errors.extend(_initializer_errors(info, c.ANCESTOR_DATASET, "datasetConfig"))
     if initializer is not None and initializer.model is not None:
         verdict.errors.extend(_initializer_errors(info, c.ANCESTOR_MODEL, "modelConfig"))
-    for index, patch in enumerate(trainjob.spec.runtime_patches or []):
+    for index, patch in enumerate(patches or []):
         verdict.errors.extend(manager_errors(patch.manager, index))
-    verdict.extend(_patch_findings(info, trainjob))
+    if patches:
+        verdict.extend(_patch_findings(info, trainjob))
     return verdict
 
 

@@ -43,14 +43,13 @@ class TorchPlugin:
     def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
         if not self.applies_to(info.runtime):
             return NO_FINDINGS
-        verdict = Verdict()
-        verdict.errors.extend(_missing_injection_targets(info))
+        errors = _missing_injection_targets(info)
         reserved = reserved_env_error(trainjob, RESERVED_ENV, "Torch")
         if reserved is not None:
-            verdict.errors.append(reserved)
+            errors.append(reserved)
         if torchtune.is_torchtune(trainjob):
-            verdict.errors.extend(torchtune.validate(info, trainjob))
-        return verdict
+            errors.extend(torchtune.validate(info, trainjob))
+        return Verdict(errors=errors) if errors else NO_FINDINGS
 
     def enforce_ml_policy(self, info: RuntimeInfo, trainjob: TrainJob) -> None:
         if not self.applies_to(info.runtime):
