@@ -41,12 +41,14 @@ def fail_on_process(failing_process, exit_code):
     time.sleep(120)  # stopped by run_local when the other node fails
 
 
-def report_mpi_rank():
+def fail_on_mpi_rank(failing_rank, exit_code):
     import os
+    import sys
+    import time
 
-    rank, size = os.environ["OMPI_COMM_WORLD_RANK"], os.environ["OMPI_COMM_WORLD_SIZE"]
-    # One write: mpirun forwards each write of each rank as it comes, so print's two could interleave.
-    os.write(1, f"mpi rank {rank} of {size}\n".encode())
+    if int(os.environ["OMPI_COMM_WORLD_RANK"]) == failing_rank:
+        sys.exit(exit_code)
+    time.sleep(120)  # mpirun stops the other ranks when one fails
 
 
 def echo_what_arrived(out_dir, text):
@@ -76,3 +78,26 @@ def greet(name, punctuation="!"):
     from tests.functions.sample_helpers import greeting
 
     print(greeting(name) + punctuation)
+
+
+def mpi_all_reduce_check(expected_world_size):
+    """An MPI_Allreduce over every rank through Open MPI's own libmpi (ctypes: no mpi4py to build)."""
+    import ctypes
+    import ctypes.util
+    import os
+
+    mpi = ctypes.CDLL(ctypes.util.find_library("mpi") or "libmpi.so.40", mode=ctypes.RTLD_GLOBAL)
+
+    def handle(symbol):  # Open MPI's MPI_COMM_WORLD, MPI_INT, MPI_SUM are addresses of global objects
+        return ctypes.c_void_p(ctypes.addressof(ctypes.c_char.in_dll(mpi, symbol)))
+
+    world, mpi_int, mpi_sum = handle("ompi_mpi_comm_world"), handle("ompi_mpi_int"), handle("ompi_mpi_op_sum")
+    assert mpi.MPI_Init(None, None) == 0
+    rank, size, total = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+    mpi.MPI_Comm_rank(world, ctypes.byref(rank))
+    mpi.MPI_Comm_size(world, ctypes.byref(size))
+    assert mpi.MPI_Allreduce(ctypes.byref(ctypes.c_int(rank.value + 1)), ctypes.byref(total), 1, mpi_int, mpi_sum, world) == 0
+    assert size.value == expected_world_size, f"world size {size.value}"
+    assert total.value == size.value * (size.value + 1) // 2, f"sum {total.value}"
+    os.write(1, f"mpi rank={rank.value} world={size.value} sum={total.value}\n".encode())
+    mpi.MPI_Finalize()

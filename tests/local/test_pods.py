@@ -155,6 +155,37 @@ def test_sshd_workers_stand_in_for_mpirun_and_are_not_started(tmp_path: Path) ->
     assert [(w.pod, w.stand_in) for w in workers] == [("mj-node-0-0", True), ("mj-node-0-1", True)]
 
 
+ROOT_ALLOWED = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+
+
+@pytest.mark.parametrize(
+    ("euid", "run_as_user", "expected"),
+    [(0, None, ROOT_ALLOWED), (0, 1000, ROOT_ALLOWED), (0, 0, {}), (1000, None, {})],
+    ids=[
+        "as root, a container with its image's user may run mpirun as root",
+        "as root, a container with runAsUser 1000 too",
+        "a container that asks for root itself is refused as in the cluster",
+        "not root: nothing is added",
+    ],
+)
+def test_open_mpi_may_run_as_root_only_where_the_container_would_not_be_root(
+    euid: int, run_as_user: int | None, expected: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("pulumi_kubeflow_trainer.local.pods.os.geteuid", lambda: euid)
+    security = {} if run_as_user is None else {"securityContext": {"runAsUser": run_as_user}}
+    plan = plan_jobset(render_one(make_trainjob("team", "demo").runtime_ref("r"), make_runtime("r").trainer(container(command=["mpirun", "true"], **security))))
+    launch = prepare_pod(plan.pods[0], plan, tmp_path, Rewriter(None), NO_HOST_ENV).containers[0]
+    assert {name: value for name, value in launch.env.items() if name.startswith("OMPI_ALLOW")} == expected
+
+
+def test_the_bundled_mpi_launcher_may_run_mpirun_as_root_and_the_user_env_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("pulumi_kubeflow_trainer.local.pods.os.geteuid", lambda: 0)
+    plan = plan_jobset(mpi_manifests())
+    rewriter = Rewriter.for_plan(plan, PortMap.for_ports(declared_ports(plan)))
+    launcher = prepare_pod(plan.pods[0], plan, tmp_path, rewriter, HostEnv({}, {"OMPI_ALLOW_RUN_AS_ROOT": "0"})).containers[0]
+    assert (launcher.env["OMPI_ALLOW_RUN_AS_ROOT"], launcher.env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"]) == ("0", "1")
+
+
 def test_a_volume_that_is_not_emulated_is_named(tmp_path: Path) -> None:
     runtime = make_runtime("r").trainer(
         container(command=["true"], volumeMounts=[{"name": "data", "mountPath": "/data"}]),

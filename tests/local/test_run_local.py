@@ -1,4 +1,5 @@
-"""run_local end to end: real processes, real torchrun on CPU (gloo), JobSet order and outcome."""
+"""run_local end to end: real processes, real torchrun on CPU (gloo), real mpirun (Open MPI), JobSet order
+and outcome."""
 
 from __future__ import annotations
 
@@ -32,6 +33,16 @@ def torch_importable() -> None:
     # Only looked up, not imported: torch runs in the Pods' processes, and importing it here costs seconds.
     if importlib.util.find_spec("torch") is None:
         pytest.skip("torch is not importable: install the `local` test extra (see README) to run the torchrun tests")
+
+
+@pytest.fixture(scope="session")
+def mpirun_installed() -> None:
+    # tools/test installs Open MPI where it can (root and apt-get); under .ci/run a missing one fails.
+    if shutil.which("mpirun") is None:
+        message = "mpirun is not installed (Debian: apt-get install openmpi-bin; tools/test does it as root)"
+        if os.environ.get("PULUMI_KFT_REQUIRE_ENGINE") == "1":
+            pytest.fail(f"{message} (PULUMI_KFT_REQUIRE_ENGINE=1)", pytrace=False)
+        pytest.skip(message)
 
 
 def function_trainjob(name: str, runtime_name: str, trainer: FunctionTrainer) -> list[dict[str, Any]]:
@@ -104,7 +115,8 @@ class Failing:
     trainer: Callable[[], FunctionTrainer]
     failed_pod: str
     exit_code: int
-    needs_torch: bool
+    needs: str | None  # the fixture of the launcher it needs
+    still_running: str = "fail-node-0-0"
 
 
 FAILING = [
@@ -114,7 +126,7 @@ FAILING = [
         lambda: FunctionTrainer.from_function(sample_functions.fail_on_rank, func_args={"failing_rank": 1, "exit_code": 3}, num_nodes=2, num_proc_per_node=1),
         "fail-node-0-1",
         1,  # torchrun's own exit code when a worker fails
-        True,
+        "torch_importable",
     ),
     Failing(
         "a failing python node fails the run with its exit code",
@@ -122,19 +134,28 @@ FAILING = [
         lambda: FunctionTrainer.from_function(sample_functions.fail_on_process, func_args={"failing_process": 1, "exit_code": 7}, num_nodes=2),
         "fail-node-0-1",
         7,
-        False,
+        None,
+    ),
+    Failing(
+        "a failing mpi rank fails the launcher with its exit code",
+        "mpi-distributed",
+        lambda: FunctionTrainer.from_function(sample_functions.fail_on_mpi_rank, func_args={"failing_rank": 3, "exit_code": 5}, num_nodes=2, num_proc_per_node=2),
+        "fail-launcher-0-0",
+        5,  # mpirun exits with the first failed rank's code
+        "mpirun_installed",
+        "fail-node-0-1",  # an sshd stand-in: never finishes
     ),
 ]
 
 
 @pytest.mark.parametrize("case", FAILING, ids=lambda case: case.name)
 def test_a_failing_node_fails_the_run_and_stops_the_others(case: Failing, request: pytest.FixtureRequest, tmp_path: Path) -> None:
-    if case.needs_torch:
-        request.getfixturevalue("torch_importable")
+    if case.needs is not None:
+        request.getfixturevalue(case.needs)
     result = run_local(function_trainjob("fail", case.runtime, case.trainer()), workdir=tmp_path, timeout=300, log=lambda _line: None)
     assert (result.status, result.reason, result.failed_pod, result.exit_code) == ("Failed", "FailedJobs", case.failed_pod, case.exit_code)
     assert f"pod {case.failed_pod} failed: container node exited with code {case.exit_code}" == result.message
-    assert result.exit_codes["fail-node-0-0"] is None  # still running when the run failed: stopped, not finished
+    assert result.exit_codes[case.still_running] is None  # still running when the run failed: stopped, not finished
 
 
 def python_step(code: str, **fields: Any) -> dict[str, Any]:
@@ -169,16 +190,41 @@ def test_the_mpi_launcher_starts_once_its_workers_are_ready_and_completes_the_jo
 
 
 @pytest.mark.parametrize("runtime", ["mpi-distributed", "deepspeed-distributed"])
-def test_a_function_on_an_mpi_runtime_runs_every_rank_with_the_local_mpirun(runtime: str, tmp_path: Path) -> None:
-    if shutil.which("mpirun") is None:
-        pytest.skip("mpirun is not installed (Debian: apt-get install openmpi-bin)")
-    trainer = FunctionTrainer.from_function(sample_functions.report_mpi_rank, num_nodes=2, num_proc_per_node=2)
-    # OpenMPI refuses to run as root unless told; containers run it as mpiuser.
-    root = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"} if os.geteuid() == 0 else {}
+def test_a_function_on_an_mpi_runtime_all_reduces_over_every_rank_with_the_local_mpirun(
+    mpirun_installed: None, runtime: str, tmp_path: Path
+) -> None:
+    # The launcher runs `mpirun --hostfile <hostfile> python -c <bootstrap>` as rendered; nothing is
+    # added for root (run-local allows Open MPI to run as root itself).
+    trainer = FunctionTrainer.from_function(sample_functions.mpi_all_reduce_check, func_args={"expected_world_size": 4}, num_nodes=2, num_proc_per_node=2)
     lines: list[str] = []
-    result = run_local(function_trainjob("mj", runtime, trainer), workdir=tmp_path, timeout=120, env=root, log=lines.append)
+    result = run_local(function_trainjob("mj", runtime, trainer), workdir=tmp_path, timeout=120, log=lines.append)
     assert result.ok, "\n".join([str(result), *lines])
-    assert sorted(line for line in lines if "mpi rank" in line) == [f"[mj-launcher-0-0] mpi rank {r} of 4" for r in range(4)]
+    assert sorted(line for line in lines if "mpi rank" in line) == [f"[mj-launcher-0-0] mpi rank={r} world=4 sum=10" for r in range(4)]
+
+
+def test_a_yaml_trainjob_on_the_bundled_mpi_runtime_runs_mpirun_over_the_hostfile_through_the_cli(
+    mpirun_installed: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # No --hostfile: mpirun finds the hostfile through OMPI_MCA_orte_default_hostfile, as in the cluster.
+    trainjob = tmp_path / "trainjob.yaml"
+    trainjob.write_text(f"""\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: mj
+spec:
+  runtimeRef:
+    name: mpi-distributed
+  trainer:
+    numNodes: 2
+    numProcPerNode: 2
+    command: [mpirun, python, {SCRIPTS / 'mpi_all_reduce.py'}, --expected-world-size, "4"]
+""")
+    code = main(["-f", str(trainjob), "--workdir", str(tmp_path / "work"), "--timeout", "120"])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    assert sorted(line for line in out.splitlines() if "mpi rank" in line) == [f"[mj-launcher-0-0] mpi rank={r} world=4 sum=10" for r in range(4)]
+    assert "TrainJob mj: Completed" in err
 
 
 @dataclass(frozen=True)
@@ -202,6 +248,15 @@ def test_runs_that_cannot_finish_fail(case: Stopped, tmp_path: Path) -> None:
     runtime = make_runtime("plain").trainer(container(command=case.command))
     result = run_local(render_one(make_trainjob("default", "stop").runtime_ref("plain"), runtime), workdir=tmp_path, timeout=case.timeout, log=lambda _l: None)
     assert (result.status, result.reason, result.exit_code) == ("Failed", case.reason, case.exit_code)
+
+
+def test_a_missing_mpirun_fails_the_launcher_and_says_how_to_install_it(tmp_path: Path) -> None:
+    trainjob = make_trainjob("default", "mj").runtime_ref("mpi-distributed").num_nodes(2).command("mpirun", "python", "train.py")
+    lines: list[str] = []
+    result = run_local(render_one(trainjob, bundled_runtime("mpi-distributed")), workdir=tmp_path, timeout=60,
+                       env={"PATH": str(tmp_path / "empty")}, log=lines.append)
+    assert (result.status, result.failed_pod, result.exit_code) == ("Failed", "mj-launcher-0-0", 127)
+    assert lines == ["[mj-launcher-0-0] executable file not found in $PATH: 'mpirun'; install Open MPI (Debian: apt-get install openmpi-bin)"]
 
 
 def test_a_job_waiting_for_a_worker_that_never_completes_is_stuck(tmp_path: Path) -> None:

@@ -16,6 +16,11 @@ from .envs import LOCAL_IP
 
 LogSink = Callable[[str], None]
 COMMAND_NOT_FOUND = 127  # what a shell reports; a container that cannot start fails like this too
+# The launchers of the bundled runtimes come from the image there; here they must be on this host.
+INSTALL_HINTS = {
+    "mpirun": "install Open MPI (Debian: apt-get install openmpi-bin)",
+    "torchrun": "install torch (pip install 'pulumi-kubeflow-trainer[local]')",
+}
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,8 @@ class PodProcess:
         executable = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=self.launch.env.get("PATH"))
         if executable is None:
             self.start_error = f"executable file not found in $PATH: {argv[0]!r}"
+            if argv[0] in INSTALL_HINTS:
+                self.start_error += f"; {INSTALL_HINTS[argv[0]]}"
             self._log(f"{self.launch.prefix} {self.start_error}")
             return
         try:
