@@ -171,7 +171,7 @@ ROOT_ALLOWED = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM":
 def test_open_mpi_may_run_as_root_only_where_the_container_would_not_be_root(
     euid: int, run_as_user: int | None, expected: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("pulumi_kubeflow_trainer.local.pods.os.geteuid", lambda: euid)
+    monkeypatch.setattr("pulumi_kubeflow_trainer.local.mpi.os.geteuid", lambda: euid)
     security = {} if run_as_user is None else {"securityContext": {"runAsUser": run_as_user}}
     plan = plan_jobset(render_one(make_trainjob("team", "demo").runtime_ref("r"), make_runtime("r").trainer(container(command=["mpirun", "true"], **security))))
     launch = prepare_pod(plan.pods[0], plan, tmp_path, Rewriter(None), NO_HOST_ENV).containers[0]
@@ -179,11 +179,21 @@ def test_open_mpi_may_run_as_root_only_where_the_container_would_not_be_root(
 
 
 def test_the_bundled_mpi_launcher_may_run_mpirun_as_root_and_the_user_env_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("pulumi_kubeflow_trainer.local.pods.os.geteuid", lambda: 0)
+    monkeypatch.setattr("pulumi_kubeflow_trainer.local.mpi.os.geteuid", lambda: 0)
     plan = plan_jobset(mpi_manifests())
     rewriter = Rewriter.for_plan(plan, PortMap.for_ports(declared_ports(plan)))
     launcher = prepare_pod(plan.pods[0], plan, tmp_path, rewriter, HostEnv({}, {"OMPI_ALLOW_RUN_AS_ROOT": "0"})).containers[0]
     assert (launcher.env["OMPI_ALLOW_RUN_AS_ROOT"], launcher.env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"]) == ("0", "1")
+
+
+def test_mpirun_gets_a_remote_shell_that_refuses_whatever_the_pod_sets_and_the_user_may_override_it(tmp_path: Path) -> None:
+    runtime = make_runtime("r").trainer(container(command=["mpirun", "true"], env=[{"name": "OMPI_MCA_plm_rsh_agent", "value": "ssh"}]))
+    plan = plan_jobset(render_one(make_trainjob("team", "demo").runtime_ref("r"), runtime))
+    agent = prepare_pod(plan.pods[0], plan, tmp_path, Rewriter(None), NO_HOST_ENV).containers[0].env["OMPI_MCA_plm_rsh_agent"]
+    assert agent == str(tmp_path / ".run-local/mpi-rsh-agent")
+    assert stat.S_IMODE(Path(agent).stat().st_mode) == 0o755 and Path(agent).read_text().startswith("#!/bin/sh\n")
+    chosen = prepare_pod(plan.pods[0], plan, tmp_path, Rewriter(None), HostEnv({}, {"OMPI_MCA_plm_rsh_agent": "rsh"})).containers[0]
+    assert chosen.env["OMPI_MCA_plm_rsh_agent"] == "rsh"
 
 
 def test_a_volume_that_is_not_emulated_is_named(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -248,6 +249,30 @@ def test_runs_that_cannot_finish_fail(case: Stopped, tmp_path: Path) -> None:
     runtime = make_runtime("plain").trainer(container(command=case.command))
     result = run_local(render_one(make_trainjob("default", "stop").runtime_ref("plain"), runtime), workdir=tmp_path, timeout=case.timeout, log=lambda _l: None)
     assert (result.status, result.reason, result.exit_code) == ("Failed", case.reason, case.exit_code)
+
+
+def test_an_mpi_run_needs_no_ssh_on_this_host(mpirun_installed: None, tmp_path: Path) -> None:
+    # Open MPI stops at start when it finds no ssh or rsh, even for ranks it starts itself.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "mpirun").symlink_to(shutil.which("mpirun"))
+    (bin_dir / "python").symlink_to(sys.executable)
+    assert shutil.which("ssh", path=str(bin_dir)) is None
+    trainer = FunctionTrainer.from_function(sample_functions.mpi_all_reduce_check, func_args={"expected_world_size": 2}, num_nodes=2)
+    lines: list[str] = []
+    result = run_local(function_trainjob("mj", "mpi-distributed", trainer), workdir=tmp_path / "work", timeout=120,
+                       env={"PATH": str(bin_dir)}, log=lines.append)
+    assert result.ok, "\n".join([str(result), *lines])
+    assert sorted(line for line in lines if "mpi rank" in line) == [f"[mj-launcher-0-0] mpi rank={r} world=2 sum=3" for r in range(2)]
+
+
+def test_an_mpirun_host_outside_the_run_is_refused_not_reached(mpirun_installed: None, tmp_path: Path) -> None:
+    trainjob = make_trainjob("default", "mj").runtime_ref("mpi-distributed").num_nodes(1).command("mpirun", "--host", "elsewhere.example", "true")
+    lines: list[str] = []
+    result = run_local(render_one(trainjob, bundled_runtime("mpi-distributed")), workdir=tmp_path, timeout=60, log=lines.append)
+    assert (result.status, result.failed_pod) == ("Failed", "mj-launcher-0-0")
+    refusal = "trainjob run-local: mpirun asked to start a daemon on host 'elsewhere.example' over ssh"
+    assert any(line.startswith(f"[mj-launcher-0-0] {refusal}") for line in lines), lines
 
 
 def test_a_missing_mpirun_fails_the_launcher_and_says_how_to_install_it(tmp_path: Path) -> None:

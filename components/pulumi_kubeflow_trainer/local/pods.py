@@ -9,17 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from .envs import container_env, expand
+from .mpi import root_allowance, rsh_agent
 from .plan import LocalPlan, LocalRunError, PodPlan
 from .process import ContainerLaunch, LogSink, PodProcess
 from .rewrite import PortMap, Rewriter
 from .volumes import materialise_volumes, mount_paths, reset_pod_dir
 
 STAND_IN_COMMANDS = ("sshd",)  # MPI workers: mpirun starts the ranks on this host itself
-# Open MPI's mpirun refuses to start as root unless told so. In the cluster a container runs as its
-# runAsUser (1000 in the bundled MPI runtimes); here every container runs as this host's user, so when
-# that is root (a CI container) the refusal guards a root the container would not have. Environment
-# variables, not `--allow-run-as-root`: the launcher's command is the user's and runs as written.
-OPEN_MPI_AS_ROOT = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 
 
 @dataclass(frozen=True)
@@ -60,16 +56,9 @@ def _launch(
         raise LocalRunError(f"{pod.name}: container {name!r} has no command; the image's entrypoint is not emulated locally")
     env = container_env(container, pod, plan.objects)
     argv = [local.text(expand(str(item), env)) for item in command + list(container.get("args") or [])]
-    full_env = {**host.base, **_root_allowance(container, pod), "HOSTNAME": pod.name, **local.env(env), **host.overrides}
+    # Open MPI's settings (mpi.py) around the Pod's env: it may set its own root allowance, not reach out.
+    full_env = {**host.base, **root_allowance(container, pod), "HOSTNAME": pod.name, **local.env(env), **rsh_agent(workdir), **host.overrides}
     return ContainerLaunch(pod.name, name, argv, full_env, _working_dir(container, local), prefix, _ready_port(container, local.ports))
-
-
-def _root_allowance(container: Mapping[str, Any], pod: PodPlan) -> dict[str, str]:
-    """OPEN_MPI_AS_ROOT when this process is root and the container does not itself ask for root."""
-    if os.geteuid() != 0:
-        return {}
-    user = (container.get("securityContext") or {}).get("runAsUser", (pod.spec.get("securityContext") or {}).get("runAsUser"))
-    return {} if user == 0 else dict(OPEN_MPI_AS_ROOT)
 
 
 def _working_dir(container: Mapping[str, Any], rewriter: Rewriter) -> str:
