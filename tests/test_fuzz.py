@@ -31,7 +31,7 @@ from pulumi_kubeflow_trainer.api.trainjob import TrainJob
 from pulumi_kubeflow_trainer.blueprints import runtimes_dir
 from pulumi_kubeflow_trainer.cli import main
 from pulumi_kubeflow_trainer.framework.errors import TrainerError, TrainJobInvalidError
-from pulumi_kubeflow_trainer.framework.render import render
+from pulumi_kubeflow_trainer.rendering import render
 from pulumi_kubeflow_trainer.ssh import seeded_key_generator
 from pulumi_kubeflow_trainer.status import compute_status
 from pulumi_kubeflow_trainer.yamlio import MAX_INPUT, MAX_VALUES, dump_all, load_documents

@@ -11,7 +11,7 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "render": "framework.render",
+    "render": "rendering",
     "Renderer": "framework.render",
     "TrainerWarning": "framework.render",
     "load": "loading",

@@ -21,12 +21,31 @@ class PodSet:
     job: Manifest
     ancestor: str | None
     count: int
-    endpoints: list[str] = field(default_factory=list)
     # Plugins edit the pod spec in place and never replace it, so it is found once.
     pod_spec: Manifest = field(init=False, repr=False)
+    # (TrainJob name, subdomain, replicas, pods per replica) as the pre-build sync fixed them.
+    endpoint_naming: tuple[str, str, int, int] | None = field(default=None, repr=False)
+    _endpoints: list[str] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.pod_spec = pod_spec_of(self.job)
+
+    @property
+    def endpoints(self) -> list[str]:
+        """`<trainjob>-<job>-<replica>-<pod>.<subdomain>` of every pod, replica by replica; none before the
+        pre-build sync. Listed on first use, since few policies read them (upstream: an iterator)."""
+        if self._endpoints is None:
+            if self.endpoint_naming is None:
+                return []
+            name, subdomain, replicas, count = self.endpoint_naming
+            job = self.name
+            # One string per pod: a 1,024-node MPI job has 1,024 of them, so nothing is looked up per pod.
+            self._endpoints = [
+                f"{prefix}{pod}.{subdomain}"
+                for prefix in [f"{name}-{job}-{replica}-" for replica in range(replicas)]
+                for pod in range(count)
+            ]
+        return self._endpoints
 
     @property
     def name(self) -> str:
@@ -45,7 +64,10 @@ class PodSet:
         return self.pod_spec.get("initContainers") or []
 
     def find_container(self, name: str) -> Manifest | None:
-        return find_named(self.containers, name)
+        for container in self.pod_spec.get("containers") or ():  # `find_named`, inlined: called on every phase
+            if container.get("name") == name:
+                return container
+        return None
 
     def find_init_container(self, name: str) -> Manifest | None:
         return find_named(self.init_containers, name)

@@ -34,7 +34,12 @@ def _upsert_named(owner: Manifest, field: str, additions: Iterable[Manifest]) ->
     additions = list(additions)
     if not additions:
         return
-    items = owner.setdefault(field, [])
+    items = owner.get(field)
+    if not items and len({addition["name"] for addition in additions}) == len(additions):
+        owner[field] = additions  # nothing to replace: the additions are the list
+        return
+    if items is None:
+        items = owner[field] = []
     position: dict[Any, int] = {}
     for index, item in enumerate(items):
         position.setdefault(item.get("name"), index)  # the first of duplicates is the one replaced
@@ -49,6 +54,11 @@ def _upsert_named(owner: Manifest, field: str, additions: Iterable[Manifest]) ->
 
 def upsert_ports(container: Manifest, ports: Iterable[Manifest]) -> None:
     """Ports match by containerPort or by name (`apply.UpsertPort`)."""
+    if not container.get("ports"):
+        ports = list(ports)
+        if len(ports) == 1:  # the one port a policy opens, into a container that has none yet
+            container["ports"] = ports
+            return
 
     def same(a: Manifest, b: Manifest) -> bool:
         return a.get("containerPort") == b.get("containerPort") or (b.get("name") is not None and a.get("name") == b.get("name"))

@@ -1,17 +1,18 @@
-"""`render()`: TrainJobs and runtimes in, the children the controller would create out. Pure."""
+"""The Renderer: TrainJobs rendered against a fixed set of runtimes, the controller's work. Pure.
+
+The public `render()` over anything `load()` takes is in `pulumi_kubeflow_trainer.rendering`.
+"""
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..api import constants as c
 from ..api.rules import show
 from ..api.runtime import ClusterTrainingRuntime, Runtime, TrainingRuntime
 from ..api.trainjob import TrainJob
-from .context import ObjectIndex, RenderContext
+from .context import RenderContext
 from .errors import FieldError, RuntimeNotFoundError, TrainJobInvalidError
 from .framework import Framework, Phases, default_framework
 from .info import RuntimeInfo
@@ -45,7 +46,7 @@ class Renderer:
                 source = f"{runtime.kind}/{runtime.name}"
                 errors.extend(error.within(source) for error in compiled.verdict.errors)
             self.warnings.extend(compiled.verdict.warnings)
-            self._compiled[_runtime_key(runtime)] = compiled
+            self._compiled[compiled.key] = compiled
         if errors:
             raise TrainJobInvalidError(errors, warnings=self.warnings)
 
@@ -112,37 +113,3 @@ class Renderer:
             return self.framework.build(info, trainjob, self.context, phases)
         except TrainJobInvalidError as invalid:
             raise TrainJobInvalidError(invalid.errors, source=source) from None
-
-
-def _runtime_key(runtime: Runtime) -> tuple[str, str, str]:
-    namespace = (runtime.metadata.namespace or "default") if isinstance(runtime, TrainingRuntime) else ""
-    return (runtime.kind, namespace, runtime.name)
-
-
-_RUNTIME_KINDS = (TrainingRuntime, ClusterTrainingRuntime)
-
-
-def render(objects: Any, *, registry: PluginRegistry | None = None, **options: Any) -> list[Manifest]:
-    """The children of every TrainJob in `objects` (models, manifest dicts, YAML text or paths, or a list
-    of them), TrainJob by TrainJob in input order. Other objects (runtimes, PriorityClasses, JobSets) are
-    what the rules look up; nothing outside `objects` exists. Options are RenderContext fields
-    (`key_generator`, `runtime_snapshot`, `multikueue_jobset`)."""
-    from ..loading import load
-
-    trainjobs: list[TrainJob] = []
-    runtimes: list[Runtime] = []
-    others: list[Manifest] = []  # what rules look up (PriorityClasses, JobSets), never runtimes or TrainJobs
-    for model in load(objects):
-        if isinstance(model, TrainJob):
-            trainjobs.append(model)
-        elif isinstance(model, _RUNTIME_KINDS):
-            runtimes.append(model)
-        else:
-            others.append(model.to_manifest())
-    renderer = Renderer(runtimes, context=RenderContext(cluster=ObjectIndex.of(others), **options), registry=registry)
-    manifests: list[Manifest] = []
-    for trainjob in trainjobs:
-        manifests.extend(renderer.render(trainjob))
-    for message in renderer.warnings:
-        warnings.warn(message, TrainerWarning, stacklevel=2)
-    return manifests

@@ -9,7 +9,7 @@ from typing import Any
 from ..api import constants as c
 from ..api.core import ResourceRequirements
 from ..api.patches import RuntimePatch
-from ..api.runtime import Runtime
+from ..api.runtime import Runtime, TrainingRuntime
 from ..api.trainjob import TrainJob
 from .info import PodSet, RuntimeInfo
 from .interfaces import Verdict
@@ -30,9 +30,11 @@ class CompiledRuntime:
     annotations: dict[str, str]
     verdict: Verdict = field(default_factory=Verdict)  # the runtime webhook's answer
     cache: dict[str, Any] = field(default_factory=dict)
+    key: tuple[str, str, str] = field(init=False)  # `runtime_key(runtime)`
     _pickled_spec: bytes = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        self.key = runtime_key(self.runtime)
         self._pickled_spec = pickle.dumps(self.jobset_spec, protocol=pickle.HIGHEST_PROTOCOL)
 
     def spec_copy(self) -> Manifest:
@@ -71,6 +73,12 @@ class CompiledRuntime:
         """The runtime's own containers (or initContainers) of a replicated job, before any patch."""
         job = find_named(self.jobset_spec.get("replicatedJobs"), job_name)
         return list(dig(job, "template", "spec", "template", "spec", field) or [])
+
+
+def runtime_key(runtime: Runtime) -> tuple[str, str, str]:
+    """(kind, namespace, name): how a runtimeRef finds a runtime; cluster runtimes have no namespace."""
+    namespace = (runtime.metadata.namespace or "default") if isinstance(runtime, TrainingRuntime) else ""
+    return (runtime.kind, namespace, runtime.name)
 
 
 # Compiled runtimes by model object (models are frozen values, so the compiled form stays true).
@@ -151,6 +159,8 @@ def _merge_resources_per_node(wanted: Manifest, runtime: Runtime, pod_sets: list
 
 
 def _merge_resources(current: Manifest, wanted: Manifest) -> Manifest:
+    if not current and "claims" not in wanted:  # the common case: requests and limits, lists of strings
+        return {key: dict(value) if type(value) is dict else value for key, value in wanted.items()}
     merged = strategic_merge(current, {key: value for key, value in wanted.items() if key != "claims"})
     if "claims" in wanted:
         merged["claims"] = _merge_claims(current.get("claims") or [], wanted["claims"])

@@ -85,7 +85,7 @@ def _choose(trainjobs: list[dict[str, Any]], job: str | None) -> dict[str, Any]:
 
 def _render(trainjob: dict[str, Any], runtimes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     from ..blueprints import bundled_runtimes
-    from ..framework.render import render
+    from ..rendering import render
 
     given = {(m["kind"], _name(m)) for m in runtimes}
     bundled = [r for r in bundled_runtimes() if (r.kind, r.name) not in given]

@@ -25,16 +25,11 @@ class JobSetPlugin:
         return jobset_validation.validate(info, trainjob)
 
     def pre_build_sync(self, info: RuntimeInfo, trainjob: TrainJob) -> None:
-        subdomain, name = info.subdomain, trainjob.name
+        name, subdomain = trainjob.name, info.subdomain
         _require_countable(info)
         for pod_set in info.pod_sets:
-            job, count = pod_set.name, pod_set.count
-            # One string per pod: a 1,024-node MPI job has 1,024 of them, so nothing is looked up per pod.
-            pod_set.endpoints = [
-                f"{prefix}{pod}.{subdomain}"
-                for prefix in [f"{name}-{job}-{replica}-" for replica in range(pod_set.replicas)]
-                for pod in range(count)
-            ]
+            # The endpoints are listed when a plugin first reads them, from the counts of now.
+            pod_set.endpoint_naming = (name, subdomain, pod_set.replicas, pod_set.count)
             job_spec = pod_set.job.setdefault("template", {}).setdefault("spec", {})
             job_spec["parallelism"] = pod_set.count
             job_spec["completions"] = pod_set.count
@@ -94,7 +89,7 @@ def _configure_trainer(info: RuntimeInfo, trainjob: TrainJob) -> None:
                 container["command"] = list(info.trainer_command)
             if info.trainer_args:
                 container["args"] = list(info.trainer_args)
-        if is_trainer or (mpi is not None and mpi.run_launcher_as_node and pod_set.name == c.NODE):
+        if trainer.env and (is_trainer or (mpi is not None and mpi.run_launcher_as_node and pod_set.name == c.NODE)):
             upsert_env(container, env_manifests(trainer.env))
 
 

@@ -74,7 +74,8 @@ class TorchPlugin:
         if trainjob.spec.trainer is None or container is None or pod_set is None:
             return  # upstream injects nothing into the main container without spec.trainer
         tune = torchtune.is_torchtune(trainjob)
-        upsert_env(container, env_manifests(trainjob.spec.trainer.env))
+        if trainjob.spec.trainer.env:
+            upsert_env(container, env_manifests(trainjob.spec.trainer.env))
         upsert_env(container, _pet_env(info, pod_set.count, num_proc, with_master=not tune))
         upsert_ports(container, [{"containerPort": c.CONTAINER_TRAINER_PORT}])
         if tune:
