@@ -78,10 +78,12 @@ class Framework:
         ))
 
     def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext, phases: Phases | None = None) -> Verdict:
-        verdict = Verdict()
+        verdict = NO_FINDINGS  # shared and immutable: replaced by a Verdict of its own at the first finding
         for validate in (phases or self.phases(info.runtime)).validate:
             found = validate(info, trainjob, context)
             if found is not NO_FINDINGS:
+                if verdict is NO_FINDINGS:
+                    verdict = Verdict()
                 verdict.extend(found)
         return verdict
 

@@ -168,12 +168,12 @@ class RuntimeInfo:
         """The first resource whose name contains "gpu": requests, else limits (`GetNumGPUPerNode`)."""
         resources = self.resources_per_node()
         for source in ("requests", "limits"):
-            for name, value in sorted((resources.get(source) or {}).items()):
-                if "gpu" in name.lower():
-                    count = Quantity.parse(value).ceil()
-                    if count:
-                        return count
-                    break
+            listed = resources.get(source)
+            gpus = [name for name in listed if "gpu" in name.lower()] if listed else None
+            if gpus:
+                count = Quantity.parse(listed[min(gpus)]).ceil()  # the first by name: Go's map order is random
+                if count:
+                    return count
         return 0
 
     def cpus_per_node(self) -> int:

@@ -16,7 +16,7 @@ from .context import RenderContext
 from .errors import FieldError, RuntimeNotFoundError, TrainJobInvalidError
 from .framework import Framework, Phases, default_framework
 from .info import RuntimeInfo
-from .interfaces import Verdict
+from .interfaces import NO_FINDINGS, Verdict
 from .kube import Manifest
 from .registry import PluginRegistry
 from .runtime_rules import deprecation_warning
@@ -81,12 +81,13 @@ class Renderer:
             compiled = self.resolve(trainjob)
         except RuntimeNotFoundError as missing:
             return Verdict(errors=missing.errors)
-        return self._validate(build_runtime_info(trainjob, compiled), trainjob, self.framework.phases(compiled.runtime))
+        verdict = self._validate(build_runtime_info(trainjob, compiled), trainjob, self.framework.phases(compiled.runtime))
+        return Verdict() if verdict is NO_FINDINGS else verdict  # the caller's own, to extend
 
     def _validate(self, info: RuntimeInfo, trainjob: TrainJob, phases: Phases) -> Verdict:
         verdict = self.framework.validate(info, trainjob, self.context, phases)
         if isinstance(info.runtime, ClusterTrainingRuntime) and info.runtime.is_deprecated:
-            verdict.warnings.append(deprecation_warning(info.runtime, referenced=True))
+            verdict = Verdict(errors=list(verdict.errors), warnings=[*verdict.warnings, deprecation_warning(info.runtime, referenced=True)])
         return verdict
 
     def render(self, trainjob: TrainJob) -> list[Manifest]:
