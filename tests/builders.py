@@ -9,7 +9,7 @@ from typing import Any
 from pulumi_kubeflow_trainer.api.runtime import ClusterTrainingRuntime, TrainingRuntime
 from pulumi_kubeflow_trainer.api.trainjob import TrainJob
 from pulumi_kubeflow_trainer.framework.context import RenderContext
-from pulumi_kubeflow_trainer.framework.render import Renderer
+from pulumi_kubeflow_trainer.rendering import Renderer
 from pulumi_kubeflow_trainer.ssh import seeded_key_generator
 
 ANCESTOR = "trainer.kubeflow.org/trainjob-ancestor-step"

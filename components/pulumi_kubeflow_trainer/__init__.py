@@ -12,8 +12,8 @@ from typing import Any
 
 _EXPORTS = {
     "render": "rendering",
-    "Renderer": "framework.render",
-    "TrainerWarning": "framework.render",
+    "Renderer": "rendering",
+    "TrainerWarning": "rendering",
     "load": "loading",
     "TrainJob": "resources",
     "TrainingRuntime": "resources",

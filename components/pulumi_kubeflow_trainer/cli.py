@@ -15,7 +15,7 @@ from .api.runtime import ClusterTrainingRuntime, TrainingRuntime
 from .api.trainjob import TrainJob
 from .framework.context import ObjectIndex, RenderContext
 from .framework.errors import FieldError, TrainerError, TrainJobInvalidError, error_lines
-from .framework.render import Renderer
+from .rendering import Renderer
 from .framework.update_rules import validate_update
 from .loading import load
 from .local import cli as local_cli

@@ -1,18 +1,123 @@
-"""`render()`: TrainJobs and runtimes in, whatever form they come in, the children the controller
-would create out. Pure: nothing outside the objects given exists."""
+"""Rendering: TrainJobs and runtimes in, whatever form they come in, the children the controller would
+create out. `Renderer` renders against a fixed set of runtimes, each compiled and validated once; `render()`
+takes anything `load()` does. Pure: nothing outside the objects given exists."""
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
+from .api import constants as c
+from .api.rules import show
 from .api.runtime import ClusterTrainingRuntime, Runtime, TrainingRuntime
 from .api.trainjob import TrainJob
+from .framework.compiled import CompiledRuntime
 from .framework.context import ObjectIndex, RenderContext
+from .framework.errors import FieldError, RuntimeNotFoundError, TrainJobInvalidError
+from .framework.framework import Framework, Phases
+from .framework.info import RuntimeInfo
+from .framework.interfaces import NO_FINDINGS, Verdict
 from .framework.kube import Manifest
 from .framework.registry import PluginRegistry
-from .framework.render import Renderer, TrainerWarning
+from .framework.runtime_rules import deprecation_warning
+from .framework.template import build_runtime_info
 from .loading import load
+from .plugins import default_framework
+
+class TrainerWarning(UserWarning):
+    """A warning the upstream webhooks would return (deprecated runtime, ...)."""
+
+
+@dataclass
+class Renderer:
+    """Renders TrainJobs against a fixed set of runtimes, each compiled and validated once."""
+
+    runtimes: Iterable[Runtime]
+    context: RenderContext = field(default_factory=RenderContext)
+    registry: PluginRegistry | None = None
+
+    def __post_init__(self) -> None:
+        self.framework = Framework(self.registry) if self.registry is not None else default_framework()
+        self._compiled: dict[tuple[str, str, str], CompiledRuntime] = {}
+        self.warnings: list[str] = []
+        errors: list[FieldError] = []
+        for runtime in self.runtimes:
+            compiled = CompiledRuntime.of(runtime)
+            if compiled.verdict.errors:
+                source = f"{runtime.kind}/{runtime.name}"
+                errors.extend(error.within(source) for error in compiled.verdict.errors)
+            self.warnings.extend(compiled.verdict.warnings)
+            self._compiled[compiled.key] = compiled
+        if errors:
+            raise TrainJobInvalidError(errors, warnings=self.warnings)
+
+    def resolve(self, trainjob: TrainJob) -> CompiledRuntime:
+        ref = trainjob.spec.runtime_ref
+        if ref.api_group != c.GROUP or ref.kind not in (c.TRAINING_RUNTIME_KIND, c.CLUSTER_TRAINING_RUNTIME_KIND):
+            raise RuntimeNotFoundError(
+                [FieldError("spec.runtimeRef", f"Unsupported value: {show(ref.to_manifest())}: unsupported runtime: "
+                            f"{ref.kind}.{ref.api_group}; use kind TrainingRuntime or ClusterTrainingRuntime of {c.GROUP}")]
+            )
+        namespace = trainjob.namespace if ref.kind == c.TRAINING_RUNTIME_KIND else ""
+        compiled = self._compiled.get((ref.kind, namespace, ref.name))
+        if compiled is None:
+            raise RuntimeNotFoundError([self._not_found(trainjob)])
+        return compiled
+
+    def _not_found(self, trainjob: TrainJob) -> FieldError:
+        ref = trainjob.spec.runtime_ref
+        namespaced = ref.kind == c.TRAINING_RUNTIME_KIND
+        scope = f"{trainjob.namespace}/{ref.name}" if namespaced else ref.name
+        known = sorted(key[2] for key in self._compiled if key[0] == ref.kind and (not namespaced or key[1] == trainjob.namespace))
+        what = "trainingRuntime" if namespaced else "clusterTrainingRuntime"
+        return FieldError(
+            "spec.runtimeRef",
+            f"Invalid value: {show(ref.to_manifest())}: {ref.kind} {scope!r} not found: specified {what} must be "
+            f"created before the TrainJob is created; known: {', '.join(known) or 'none'}",
+        )
+
+    def validate(self, trainjob: TrainJob) -> Verdict:
+        """What the TrainJob validating webhook answers on create."""
+        try:
+            compiled = self.resolve(trainjob)
+        except RuntimeNotFoundError as missing:
+            return Verdict(errors=missing.errors)
+        verdict = self._validate(build_runtime_info(trainjob, compiled), trainjob, self.framework.phases(compiled.runtime))
+        return Verdict() if verdict is NO_FINDINGS else verdict  # the caller's own, to extend
+
+    def _validate(self, info: RuntimeInfo, trainjob: TrainJob, phases: Phases) -> Verdict:
+        verdict = self.framework.validate(info, trainjob, self.context, phases)
+        if isinstance(info.runtime, ClusterTrainingRuntime) and info.runtime.is_deprecated:
+            verdict = Verdict(errors=list(verdict.errors), warnings=[*verdict.warnings, deprecation_warning(info.runtime, referenced=True)])
+        return verdict
+
+    def render(self, trainjob: TrainJob) -> list[Manifest]:
+        """The children of one TrainJob, dependencies first; raises TrainJobInvalidError on bad input."""
+        source = f"TrainJob/{trainjob.name}"
+        try:
+            compiled = self.resolve(trainjob)
+        except RuntimeNotFoundError as missing:
+            raise TrainJobInvalidError(missing.errors, source=source) from None
+        # Validation only reads the RuntimeInfo, so the same one is then built upon.
+        info = build_runtime_info(trainjob, compiled)
+        phases = self.framework.phases(compiled.runtime)
+        verdict = self._validate(info, trainjob, phases)
+        self.warnings.extend(verdict.warnings)
+        if verdict.errors:
+            raise TrainJobInvalidError(verdict.errors, source=source, warnings=verdict.warnings)
+        if trainjob.spec.managed_by == c.MANAGED_BY_MULTIKUEUE and not self.context.multikueue_jobset:
+            self.warnings.append(
+                f"{source}: spec.managedBy is {c.MANAGED_BY_MULTIKUEUE}: the Trainer controller creates nothing for it "
+                "(MultiKueue dispatches the TrainJob to a worker cluster)"
+            )
+            return []
+        try:
+            return self.framework.build(info, trainjob, self.context, phases)
+        except TrainJobInvalidError as invalid:
+            raise TrainJobInvalidError(invalid.errors, source=source) from None
+
 
 _RUNTIME_KINDS = (TrainingRuntime, ClusterTrainingRuntime)
 

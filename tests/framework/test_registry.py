@@ -19,8 +19,7 @@ from pulumi_kubeflow_trainer.framework.interfaces import (
     PreBuildSyncPlugin,
     Verdict,
 )
-from pulumi_kubeflow_trainer.framework.registry import PluginRegistry, default_registry
-from pulumi_kubeflow_trainer.framework.render import Renderer
+from pulumi_kubeflow_trainer.framework.registry import PluginRegistry
 from pulumi_kubeflow_trainer.plugins import (
     BUILTIN_PLUGINS,
     CoSchedulingPlugin,
@@ -33,7 +32,9 @@ from pulumi_kubeflow_trainer.plugins import (
     TorchPlugin,
     VolcanoPlugin,
     XGBoostPlugin,
+    default_registry,
 )
+from pulumi_kubeflow_trainer.rendering import Renderer
 
 from tests.builders import make_runtime, make_trainjob
 

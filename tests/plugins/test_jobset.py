@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from pulumi_kubeflow_trainer.api import constants as c
-from pulumi_kubeflow_trainer.framework.framework import Framework
-from pulumi_kubeflow_trainer.framework.template import CompiledRuntime, build_runtime_info
+from pulumi_kubeflow_trainer.framework.compiled import CompiledRuntime
+from pulumi_kubeflow_trainer.framework.template import build_runtime_info
+from pulumi_kubeflow_trainer.plugins import default_framework
 from pulumi_kubeflow_trainer.plugins.jobset import JobSetPlugin
 
 from tests.builders import (
@@ -57,7 +58,7 @@ def with_replicas(runtime: RuntimeBuilder, index: int, replicas: int) -> Runtime
 def pod_sets_after_sync(trainjob: TrainJobBuilder, runtime: RuntimeBuilder) -> dict[str, list[str]]:
     model = trainjob.build()
     info = build_runtime_info(model, CompiledRuntime.of(runtime.build()))
-    framework = Framework()
+    framework = default_framework()
     for plugin in framework.ml_policy_enforcers:
         plugin.enforce_ml_policy(info, model)
     JobSetPlugin().pre_build_sync(info, model)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from ..api.runtime import Runtime
@@ -23,7 +22,7 @@ from .interfaces import (
 )
 from .kube import Manifest
 from .memo import IdentityMemo
-from .registry import PluginRegistry, default_registry
+from .registry import PluginRegistry
 
 # Children are listed, and applied, dependencies first.
 KIND_RANK = {"Secret": 0, "ConfigMap": 1, "PodGroup": 2, "JobSet": 3}
@@ -48,8 +47,8 @@ class Phases:
 class Framework:
     """Plugins classified once by extension point (upstream `framework.New`)."""
 
-    def __init__(self, registry: PluginRegistry | None = None) -> None:
-        plugins = (registry or default_registry()).instantiate()
+    def __init__(self, registry: PluginRegistry) -> None:
+        plugins = registry.instantiate()
         self.validators = _implementing(plugins, CustomValidationPlugin)
         self.ml_policy_enforcers = _implementing(plugins, EnforceMLPolicyPlugin)
         self.pod_group_enforcers = _implementing(plugins, EnforcePodGroupPolicyPlugin)
@@ -105,13 +104,6 @@ class Framework:
         if len(manifests) > 1:
             manifests.sort(key=manifest_sort_key)
         return manifests
-
-
-@lru_cache(maxsize=1)
-def default_framework() -> Framework:
-    """The framework of the default registry, built once per process; plugins keep no state, so
-    every render may share it."""
-    return Framework(default_registry())
 
 
 def _applies(plugin: Any, runtime: Runtime) -> bool:

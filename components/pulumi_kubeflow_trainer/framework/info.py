@@ -11,7 +11,7 @@ from ..api.trainjob import TrainJob
 from .kube import Manifest, find_named, pod_spec_of
 
 if TYPE_CHECKING:
-    from .template import CompiledRuntime
+    from .compiled import CompiledRuntime
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from importlib.metadata import entry_points
 from typing import Any
@@ -45,12 +45,10 @@ def entry_point_plugins() -> tuple[PluginFactory, ...]:
     return tuple(entry.load() for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name))
 
 
-def default_registry(*, include_entry_points: bool = True) -> PluginRegistry:
-    """The built-in plugins in upstream's order of effect, then plugins other packages declare."""
-    from ..plugins import BUILTIN_PLUGINS
-
+def registry_of(plugins: Iterable[PluginFactory], *, include_entry_points: bool = True) -> PluginRegistry:
+    """`plugins` in their order, then (unless left out) the plugins other packages declare."""
     registry = PluginRegistry()
-    for plugin in BUILTIN_PLUGINS:
+    for plugin in plugins:
         registry.register(plugin)
     if include_entry_points:
         for factory in entry_point_plugins():

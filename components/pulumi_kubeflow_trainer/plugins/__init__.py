@@ -1,4 +1,10 @@
-"""The built-in plugins, one per file, in the order they act within each phase."""
+"""The built-in plugins, one per file, in the order they act within each phase, and the default
+registry and framework made of them (the framework itself knows no plugin)."""
+
+from functools import lru_cache
+
+from ..framework.framework import Framework
+from ..framework.registry import PluginRegistry, registry_of
 
 from .coscheduling import CoSchedulingPlugin
 from .flux import FluxPlugin
@@ -25,4 +31,18 @@ BUILTIN_PLUGINS = (
     RuntimeSnapshotPlugin,
 )
 
-__all__ = [plugin.__name__ for plugin in BUILTIN_PLUGINS] + ["BUILTIN_PLUGINS"]
+
+
+def default_registry(*, include_entry_points: bool = True) -> PluginRegistry:
+    """The built-in plugins in upstream's order of effect, then plugins other packages declare."""
+    return registry_of(BUILTIN_PLUGINS, include_entry_points=include_entry_points)
+
+
+@lru_cache(maxsize=1)
+def default_framework() -> Framework:
+    """The framework of the default registry, built once per process; plugins keep no state, so
+    every render may share it."""
+    return Framework(default_registry())
+
+
+__all__ = [plugin.__name__ for plugin in BUILTIN_PLUGINS] + ["BUILTIN_PLUGINS", "default_framework", "default_registry"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..api.trainjob import TrainJob
+from ..framework.compiled import Derived
 from ..framework.context import RenderContext
 from ..framework.info import RuntimeInfo
 from ..framework.kube import Manifest
@@ -13,6 +14,11 @@ from .objects import child_metadata
 
 NAME = "RuntimeSnapshot"
 DATA_KEY = "runtime"
+
+
+# One YAML dump per runtime, however many TrainJobs use it. `kind` has a default, so a runtime built in
+# Python may not carry it in its manifest.
+RUNTIME_YAML: Derived[str] = Derived("runtime snapshot", lambda compiled: dump({"kind": compiled.runtime.kind, **compiled.runtime.to_manifest()}))
 
 
 def snapshot_name(trainjob: TrainJob) -> str:
@@ -25,15 +31,11 @@ class RuntimeSnapshotPlugin:
     def build(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> list[Manifest]:
         if not context.runtime_snapshot:
             return []
-        cache = info.compiled.cache
-        if DATA_KEY not in cache:  # one YAML dump per runtime, however many TrainJobs use it
-            # kind has a default, so a runtime built in Python may not carry it in its manifest
-            cache[DATA_KEY] = dump({"kind": info.runtime.kind, **info.runtime.to_manifest()})
         return [
             {
                 "apiVersion": "v1",
                 "kind": "ConfigMap",
                 "metadata": child_metadata(trainjob, snapshot_name(trainjob)),
-                "data": {DATA_KEY: cache[DATA_KEY]},
+                "data": {DATA_KEY: info.compiled.derive(RUNTIME_YAML)},
             }
         ]

@@ -16,7 +16,7 @@ from ..api.runtime import ClusterTrainingRuntime, Runtime, TrainingRuntime
 from ..api.trainjob import TrainJob as TrainJobModel
 from ..framework.context import RenderContext
 from ..framework.errors import FieldError, RuntimeNotFoundError, TrainerError
-from ..framework.render import Renderer
+from ..rendering import Renderer
 from ..loading import parse
 from .inputs import as_manifest
 from .runtime import RuntimeComponent, runtime_key

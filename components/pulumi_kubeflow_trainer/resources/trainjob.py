@@ -14,7 +14,7 @@ from ..api.runtime import Runtime, TrainingRuntime
 from ..api.trainjob import TrainJob as TrainJobModel
 from ..framework.context import ObjectIndex, RenderContext
 from ..framework.errors import TrainerError
-from ..framework.render import Renderer
+from ..rendering import Renderer
 from ..functions import FunctionTrainer
 from ..loading import parse
 from ..plugins.flux import curve_name

@@ -15,7 +15,7 @@ from pulumi_kubeflow_trainer.api import constants as c
 from pulumi_kubeflow_trainer.blueprints import bundled_runtimes
 from pulumi_kubeflow_trainer.framework.context import RenderContext
 from pulumi_kubeflow_trainer.framework.errors import RuntimeNotFoundError, TrainJobInvalidError
-from pulumi_kubeflow_trainer.framework.render import Renderer
+from pulumi_kubeflow_trainer.rendering import Renderer
 from pulumi_kubeflow_trainer.framework.runtime_rules import deprecation_warning
 from pulumi_kubeflow_trainer.loading import load
 from pulumi_kubeflow_trainer.ssh import seeded_key_generator
