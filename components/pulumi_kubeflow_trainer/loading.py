@@ -167,7 +167,7 @@ def _check_model(manifest: BaseModel, where: str, budget: Budget) -> None:
     if cost is not None:  # checked before, and frozen: still fine, and it costs what it cost then
         budget.values, budget.chars = budget.values - cost[0], budget.chars - cost[1]
         if budget.overspent():
-            _raise_if(FieldError("", budget.overspent()), manifest.to_manifest(), where)
+            _raise_if(FieldError("", budget.overspent()), _model_document(manifest, where), where)
         return
     before = (budget.values, budget.chars)
     document = _model_document(manifest, where)

@@ -134,7 +134,10 @@ def _tidy(status: Manifest) -> Manifest:
 
 
 _LONGEST_DEADLINE = 10**12  # seconds: 31,000 years
-_MAPPING, _LIST, _STRING, _INTEGER = (Mapping,), (list,), (str,), (int,)
+_MAPPING: tuple[type, ...] = (Mapping,)
+_LIST: tuple[type, ...] = (list,)
+_STRING: tuple[type, ...] = (str,)
+_INTEGER: tuple[type, ...] = (int,)
 _TRAINJOB_SHAPES: dict[str, tuple[type, ...]] = {
     "": _MAPPING,
     "metadata": _MAPPING,
@@ -168,7 +171,7 @@ def _check_shapes(document: Any, shapes: dict[str, tuple[type, ...]], kind: str)
         raise TrainJobInvalidError(errors, source=f"{kind}/{name or '?'}")
 
 
-_TYPE_NAMES = {_MAPPING: "an object", _LIST: "a list", _STRING: "a string", _INTEGER: "an integer"}
+_TYPE_NAMES: dict[tuple[type, ...], str] = {_MAPPING: "an object", _LIST: "a list", _STRING: "a string", _INTEGER: "an integer"}
 
 
 def _values_at(document: Any, path: str) -> list[tuple[str, Any]]:

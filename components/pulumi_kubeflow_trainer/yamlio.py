@@ -461,7 +461,7 @@ def _place(name: str, text: str, offset: int) -> str:
 
 def _mark(text: str, offset: int) -> yaml.Mark:
     line = text.count("\n", 0, offset)
-    return yaml.Mark("", offset, line, offset - (text.rfind("\n", 0, offset) + 1), None, None)
+    return yaml.Mark("", offset, line, offset - (text.rfind("\n", 0, offset) + 1), None, None)  # type: ignore[arg-type]  # no buffer: the stubs say int
 
 
 def _reader_offset(text: str, error: yaml.reader.ReaderError) -> int:
@@ -578,7 +578,8 @@ _Dumper.add_representer(str, _represent_str)
 
 def dump(document: Any) -> str:
     """Keys sorted, as `kubectl get -o yaml` and the controller's serializer write them."""
-    return yaml.dump(document, Dumper=_Dumper, sort_keys=True, default_flow_style=False, allow_unicode=True, width=1 << 16)
+    text: str = yaml.dump(document, Dumper=_Dumper, sort_keys=True, default_flow_style=False, allow_unicode=True, width=1 << 16)
+    return text
 
 
 def dump_all(documents: Iterable[Any]) -> str:

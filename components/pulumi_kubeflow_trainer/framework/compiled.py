@@ -45,7 +45,8 @@ class CompiledRuntime:
 
     def spec_copy(self) -> Manifest:
         """A private copy of the JobSet spec for one render; unpickling is the fastest deep copy."""
-        return pickle.loads(self._pickled_spec)
+        spec: Manifest = pickle.loads(self._pickled_spec)
+        return spec
 
     @classmethod
     def of(cls, runtime: Runtime) -> CompiledRuntime:

@@ -98,7 +98,7 @@ def _message(error: dict[str, Any]) -> str:
     kind = error["type"]
     context = error.get("ctx") or {}
     if kind == "rule":
-        return context["message"]
+        return str(context["message"])
     if kind == "missing":
         return "Required value: add this field"
     if kind == "extra_forbidden":
@@ -114,5 +114,5 @@ def field_errors(error: ValidationError, prefix: str = "") -> list[FieldError]:
         extra = (detail.get("ctx") or {}).get("path")
         if extra:
             loc.append(extra)
-        found.append(FieldError(_join(prefix, loc), _message(detail)))
+        found.append(FieldError(_join(prefix, loc), _message(dict(detail))))
     return found

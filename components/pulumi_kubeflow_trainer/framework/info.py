@@ -49,11 +49,12 @@ class PodSet:
 
     @property
     def name(self) -> str:
-        return self.job["name"]
+        return str(self.job["name"])
 
     @property
     def replicas(self) -> int:
-        return self.job.get("replicas", 1)
+        replicas: int = self.job.get("replicas", 1)
+        return replicas
 
     @property
     def containers(self) -> list[Manifest]:
@@ -64,6 +65,7 @@ class PodSet:
         return self.pod_spec.get("initContainers") or []
 
     def find_container(self, name: str) -> Manifest | None:
+        container: Manifest
         for container in self.pod_spec.get("containers") or ():  # `find_named`, inlined: called on every phase
             if container.get("name") == name:
                 return container
@@ -160,17 +162,18 @@ class RuntimeInfo:
         for pod_set in self.pod_sets:
             if pod_set.name == c.NODE or pod_set.ancestor == c.ANCESTOR_TRAINER:
                 node = pod_set.find_container(c.NODE)
-                if node is not None and node.get("resources") is not None:
-                    return node["resources"]
+                resources: Manifest | None = node.get("resources") if node is not None else None
+                if resources is not None:
+                    return resources
         return {}
 
     def gpus_per_node(self) -> int:
         """The first resource whose name contains "gpu": requests, else limits (`GetNumGPUPerNode`)."""
         resources = self.resources_per_node()
         for source in ("requests", "limits"):
-            listed = resources.get(source)
+            listed: Manifest | None = resources.get(source)
             gpus = [name for name in listed if "gpu" in name.lower()] if listed else None
-            if gpus:
+            if listed and gpus:
                 count = Quantity.parse(listed[min(gpus)]).ceil()  # the first by name: Go's map order is random
                 if count:
                     return count

@@ -44,12 +44,12 @@ def _upsert_named(owner: Manifest, field: str, additions: Iterable[Manifest]) ->
     for index, item in enumerate(items):
         position.setdefault(item.get("name"), index)  # the first of duplicates is the one replaced
     for addition in additions:
-        index = position.get(addition["name"])
-        if index is None:
+        found = position.get(addition["name"])
+        if found is None:
             position[addition["name"]] = len(items)
             items.append(addition)
         else:
-            items[index] = addition
+            items[found] = addition
 
 
 def upsert_ports(container: Manifest, ports: Iterable[Manifest]) -> None:
@@ -105,11 +105,13 @@ def field_ref_env(name: str, field_path: str) -> Manifest:
 def pod_spec_of(replicated_job: Manifest) -> Manifest:
     """The pod spec of a replicated job, created on the way if the template lacks levels."""
     job_spec = replicated_job.setdefault("template", {}).setdefault("spec", {})
-    return job_spec.setdefault("template", {}).setdefault("spec", {})
+    pod_spec: Manifest = job_spec.setdefault("template", {}).setdefault("spec", {})
+    return pod_spec
 
 
 def pod_template_of(replicated_job: Manifest) -> Manifest:
-    return replicated_job.setdefault("template", {}).setdefault("spec", {}).setdefault("template", {})
+    pod_template: Manifest = replicated_job.setdefault("template", {}).setdefault("spec", {}).setdefault("template", {})
+    return pod_template
 
 
 def dig(mapping: Manifest | None, *keys: str) -> Any:

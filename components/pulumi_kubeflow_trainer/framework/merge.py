@@ -63,7 +63,8 @@ def _merge_list(field: str, original: list[Any], patch: list[Any]) -> list[Any]:
         return _merge_scalars(original, patch)
     key = MERGE_KEYS.get(field)
     if key is None:
-        return clone(patch)  # atomic list: the patch replaces it
+        replaced: list[Any] = clone(patch)  # atomic list: the patch replaces it
+        return replaced
     merged = list(original)
     position = {item.get(key): index for index, item in enumerate(original) if isinstance(item, dict)}
     for item in patch:

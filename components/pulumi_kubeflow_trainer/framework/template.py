@@ -47,7 +47,8 @@ def _requested_resources(resources: ResourceRequirements) -> Manifest:
     pickled = _REQUESTED.get(resources)
     if pickled is None:
         pickled = _REQUESTED.put(resources, pickle.dumps(resources.to_manifest(), protocol=pickle.HIGHEST_PROTOCOL))
-    return pickle.loads(pickled)
+    manifest: Manifest = pickle.loads(pickled)
+    return manifest
 
 
 _REQUESTED: IdentityMemo[ResourceRequirements, bytes] = IdentityMemo()

@@ -51,7 +51,7 @@ def _by(items: list[Manifest] | None, key: str) -> dict[Any, tuple[int, Manifest
 
 
 def _immutable_patch_fields(old_spec: Manifest, new_spec: Manifest) -> list[FieldError]:
-    errors = []
+    errors: list[FieldError] = []
     old_patches = _by(old_spec.get("runtimePatches"), "manager")
     for index, patch in enumerate(new_spec.get("runtimePatches") or []):
         if patch.get("manager") not in old_patches:
