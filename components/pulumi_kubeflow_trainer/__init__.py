@@ -8,7 +8,24 @@ models of the same names are in `pulumi_kubeflow_trainer.api`.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what type checkers see; at run time `__getattr__` imports each on first use
+    from .framework.errors import FieldError, RuntimeNotFoundError, TrainerError, TrainJobInvalidError
+    from .functions import FunctionTrainer
+    from .loading import load
+    from .local import LocalRunResult, run_local
+    from .rendering import Renderer, TrainerWarning, render
+    from .resources import (
+        ClusterTrainingRuntime,
+        DatasetInitializer,
+        ModelInitializer,
+        RuntimeCatalog,
+        Trainer,
+        TrainingRuntime,
+        TrainJob,
+    )
+    from .ssh import seeded_key_generator
 
 _EXPORTS = {
     "render": "rendering",
