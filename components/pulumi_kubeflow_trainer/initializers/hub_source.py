@@ -97,7 +97,7 @@ class HubSource:
 
     def _snapshot_download(self, commit: str, local_dir: Path) -> None:
         from huggingface_hub import snapshot_download
-        from huggingface_hub.utils import disable_progress_bars
+        from huggingface_hub.utils import disable_progress_bars  # type: ignore[attr-defined]  # exported, not re-exported by name
 
         # tqdm bars with carriage returns are unreadable in `kubectl logs`; DirectoryGrowthReporter
         # prints the periodic progress line instead.

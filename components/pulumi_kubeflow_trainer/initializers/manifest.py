@@ -54,7 +54,8 @@ class ManifestEntry:
         if not isinstance(value, dict):
             return None
         try:
-            entry = cls(**{name: value.get(name) for name in cls.__dataclass_fields__})
+            fields: dict[str, Any] = {name: value.get(name) for name in cls.__dataclass_fields__}
+            entry = cls(**fields)
         except TypeError:
             return None
         if not isinstance(entry.path, str) or not isinstance(entry.size, int):

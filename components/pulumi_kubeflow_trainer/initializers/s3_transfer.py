@@ -32,7 +32,8 @@ class RetryPolicy:
     max_delay: float = 20.0
 
     def delay(self, attempt: int) -> float:
-        return min(self.max_delay, self.base_delay * 2 ** (attempt - 1)) * random.uniform(0.5, 1.0)
+        backoff: float = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+        return backoff * random.uniform(0.5, 1.0)
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,8 @@ def _get_range(client: Any, bucket: str, remote: RemoteObject, start: int, end: 
         arguments["IfMatch"] = remote.etag
     if start > 0 or end < remote.size:
         arguments["Range"] = f"bytes={start}-{end - 1}"
-    return client.get_object(**arguments)
+    response: dict[str, Any] = client.get_object(**arguments)
+    return response
 
 
 class _Cursor:
