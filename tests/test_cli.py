@@ -209,11 +209,68 @@ def test_bad_input_never_produces_a_traceback(capsys: pytest.CaptureFixture[str]
         assert err.startswith(f"error: {path}")
 
 
-def test_unknown_kinds_are_ignored(capsys: pytest.CaptureFixture[str], files: dict[str, str], tmp_path: Path) -> None:
-    other = write(tmp_path / "other.yaml", {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"x": 1}})
-    assert run(capsys, "validate", "-f", other) == (0, "", "")
-    code, out, _ = run(capsys, "render", "-f", other, "-f", files["runtime"], "-f", files["trainjob"], "--seed", "s")
-    assert code == 0 and "Widget" not in out
+@pytest.mark.parametrize(("api_version", "kind", "hint"), [
+    ("example.com/v1", "Widget", "remove the document, or fix its kind and apiVersion"),
+    ("trainer.kubeflow.org/v1alpha1", "TrainJobb", "did you mean TrainJob?"),
+    ("kubeflow.org/v1beta1", "OptimizationJob", "remove the document"),
+    ("apps/v1", "Secret", "Secret is read only with its own apiVersion"),
+])
+def test_unknown_kinds_are_refused_naming_the_document(
+    capsys: pytest.CaptureFixture[str], files: dict[str, str], tmp_path: Path, api_version: str, kind: str, hint: str
+) -> None:
+    other = write(tmp_path / "other.yaml", {"apiVersion": api_version, "kind": kind, "metadata": {"name": "w"}, "spec": {"x": 1}})
+    code, out, _ = run(capsys, "validate", "-f", other)
+    assert code == 1
+    assert out.startswith(f"kind: Unsupported value: {kind} (apiVersion {api_version}) in {other}#1 ({kind}/w): ")
+    assert hint in out
+    code, out, err = run(capsys, "render", "-f", other, "-f", files["runtime"], "-f", files["trainjob"], "--seed", "s")
+    assert (code, out) == (1, "")
+    assert err.startswith(f"error: kind: Unsupported value: {kind} ") and f"{other}#1 ({kind}/w)" in err
+
+
+def test_the_objects_rules_look_up_pass_through(capsys: pytest.CaptureFixture[str], files: dict[str, str], tmp_path: Path) -> None:
+    others = [
+        {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "team"}, "stringData": {"a": "b"}},
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "team"}, "data": {"a": "b"}},
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 10},
+        {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": {"name": "p", "namespace": "team"}},
+    ]
+    path = write(tmp_path / "others.yaml", *others)
+    code, out, err = run(capsys, "render", "-f", path, "-f", files["runtime"], "-f", files["trainjob"], "--seed", "s")
+    assert (code, err) == (0, "")
+    assert {doc["kind"] for doc in yaml.safe_load_all(out)} == {"Secret", "ConfigMap", "JobSet"}
+
+
+def test_an_upstream_example_with_a_kueue_queue_puts_the_label_on_the_jobset(
+    capsys: pytest.CaptureFixture[str], reference: Path, tmp_path: Path
+) -> None:
+    trainjob = {
+        "apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+        "metadata": {"name": "pytorch-simple", "namespace": "default", "labels": {"kueue.x-k8s.io/queue-name": "user-queue"}},
+        "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": {"numNodes": 2}},
+    }
+    runtime = reference / "runtimes" / "base" / "torch_distributed.yaml"
+    code, out, err = run(capsys, "render", "-f", str(runtime), "-f", write(tmp_path / "tj.yaml", trainjob))
+    assert (code, err) == (0, "")
+    [jobset] = [doc for doc in yaml.safe_load_all(out) if doc["kind"] == "JobSet"]
+    assert jobset["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "user-queue"}
+
+
+def test_checks_upstream_lacks_are_warnings_and_strict_refuses(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    runtime = make_runtime("rt").torch().trainer(container(image=None)).obj()
+    trainjob = make_trainjob("team", "job").runtime_ref("rt").num_nodes(1).set("spec.activeDeadlineSeconds", 60).obj()
+    path = write(tmp_path / "all.yaml", runtime, trainjob)
+    for command in ("render", "validate"):
+        code, out, err = run(capsys, command, "-f", path)
+        assert code == 0, (command, out, err)
+        lines = err.splitlines()
+        assert any(line.startswith("warning: TrainJob/job: spec.trainer.image: Required value: ") for line in lines), err
+        assert any(line.startswith("warning: TrainJob/job: spec.activeDeadlineSeconds: ") for line in lines), err
+    code, out, err = run(capsys, "render", "--strict", "-f", path)
+    assert (code, out) == (1, "")
+    assert "error: TrainJob/job: spec.trainer.image: Required value: " in err
+    code, out, _ = run(capsys, "validate", "--strict", "-f", path)
+    assert code == 1 and out.startswith("spec.")
 
 
 def test_a_missing_file_is_reported_as_unreadable(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

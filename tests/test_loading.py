@@ -89,8 +89,10 @@ def test_empty_documents_are_skipped() -> None:
 def test_kinds_pick_their_models_and_others_pass_through() -> None:
     jobset = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "j"}}
     other_jobset = {"apiVersion": "example.com/v1", "kind": "JobSet", "metadata": {"name": "j"}}
-    models = load([make_trainjob().runtime_ref("rt").obj(), jobset, other_jobset, SECRET])
-    assert [type(model) for model in models] == [TrainJob, JobSet, KubeObject, KubeObject]
+    models = load([make_trainjob().runtime_ref("rt").obj(), jobset, SECRET])
+    assert [type(model) for model in models] == [TrainJob, JobSet, KubeObject]
+    with pytest.raises(TrainJobInvalidError, match="Unsupported value: JobSet .apiVersion example.com/v1. in JobSet/j: .* JobSet is read only with its own apiVersion"):
+        load(other_jobset)
 
 
 def test_errors_of_every_document_are_reported_with_their_source(tmp_path: Path) -> None:

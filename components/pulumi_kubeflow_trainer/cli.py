@@ -36,6 +36,10 @@ def _parser() -> argparse.ArgumentParser:
         )
     for command in (render, validate):
         command.add_argument("--bundled-runtimes", action="store_true", help="also resolve runtimeRefs to the bundled runtimes/")
+        command.add_argument(
+            "--strict", action="store_true",
+            help="refuse what upstream renders but our checks warn about (a container without an image, ...)",
+        )
     render.add_argument("--seed", help="derive MPI SSH keys from this seed (reproducible output; never for production)")
     render.add_argument("--no-snapshot", action="store_true", help="omit the <job>-runtime-snapshot ConfigMap")
     render.add_argument("--multikueue-jobset", action="store_true", help="render MultiKueue TrainJobs as JobSets managed by MultiKueue")
@@ -65,7 +69,7 @@ def _runtimes(models: list[Any], with_bundled: bool) -> list[Any]:
 
 def _renderer(models: list[Any], args: argparse.Namespace, **options: Any) -> Renderer:
     cluster = ObjectIndex.of(model.to_manifest() for model in models if not isinstance(model, TrainJob))
-    return Renderer(_runtimes(models, args.bundled_runtimes), context=RenderContext(cluster=cluster, **options))
+    return Renderer(_runtimes(models, args.bundled_runtimes), context=RenderContext(cluster=cluster, **options), strict=args.strict)
 
 
 def _trainjobs(models: list[Any]) -> list[TrainJob]:
@@ -96,14 +100,27 @@ def run_validate(args: argparse.Namespace) -> int:
     old = {(job.namespace, job.name): job for job in _trainjobs(load(args.old))} if args.old else {}
     for trainjob in _trainjobs(models):
         verdict = renderer.validate(trainjob)
-        warnings += verdict.warnings
         errors += verdict.errors
+        if verdict.errors:
+            warnings += verdict.warnings
+        else:
+            errors += _render_findings(renderer, trainjob)  # the checks of the built JobSet, as warnings
         previous = old.get((trainjob.namespace, trainjob.name))
         if previous is not None:
             jobset = renderer.context.cluster.get("JobSet", trainjob.name, trainjob.metadata.namespace or "")
             errors += validate_update(previous, trainjob, jobset)
-    _warn(warnings)
+    _warn([*warnings, *renderer.warnings])
     return _report(errors)
+
+
+def _render_findings(renderer: Renderer, trainjob: TrainJob) -> list[FieldError]:
+    """Render to find what only the built JobSet shows (its warnings land in renderer.warnings); an
+    error of the render is one of validate's, without the source prefix validate does not print."""
+    try:
+        renderer.render(trainjob)
+    except TrainJobInvalidError as invalid:
+        return [FieldError(error.path, error.message) for error in invalid.errors]
+    return []
 
 
 def run_status(args: argparse.Namespace) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -42,6 +43,32 @@ def _label(value: Any) -> str:
     return shown if len(shown) <= 80 else shown[:77] + "..."
 
 
+# (API group, kind) of the other objects a rule (ours or the controller's) may look up; they pass through.
+# Anything else is most likely a typo (`TrainJobb`) or an object meant for another tool, and would
+# otherwise be ignored without a word.
+LOOKED_UP = frozenset({
+    ("", "Secret"), ("", "ConfigMap"), ("scheduling.k8s.io", "PriorityClass"),
+    ("scheduling.x-k8s.io", "PodGroup"), ("scheduling.volcano.sh", "PodGroup"),
+})
+_READ_KINDS = (f"{c.TRAINJOB_KIND}, {c.TRAINING_RUNTIME_KIND}, {c.CLUSTER_TRAINING_RUNTIME_KIND} ({c.GROUP}), "
+               "JobSet (jobset.x-k8s.io), and the objects rules look up: Secret, ConfigMap (v1), "
+               "PriorityClass (scheduling.k8s.io), PodGroup (scheduling.x-k8s.io, scheduling.volcano.sh)")
+
+
+def _unknown_kind(kind: str, api_version: str, where: str) -> FieldError:
+    """Named in the message too: `trainjob validate` prints field errors without their source."""
+    known = [*MODELS, *(name for _, name in LOOKED_UP)]
+    close = difflib.get_close_matches(kind, known, n=1, cutoff=0.75)
+    if close and close[0] in MODELS and close[0] != kind:
+        hint = f"did you mean {close[0]}?"
+    elif kind in known:
+        hint = f"{kind} is read only with its own apiVersion"
+    else:
+        hint = "remove the document, or fix its kind and apiVersion"
+    return FieldError("kind", f"Unsupported value: {_label(kind)} (apiVersion {_label(api_version)}) in {where}: not a kind "
+                              f"this library reads or passes through: {hint}; it reads {_READ_KINDS}")
+
+
 def parse(manifest: Mapping[str, Any], where: str = "") -> Loaded:
     """One manifest to its model; TrainJobs and runtimes are checked against every CRD rule."""
     if not isinstance(manifest, Mapping):
@@ -49,8 +76,10 @@ def parse(manifest: Mapping[str, Any], where: str = "") -> Loaded:
     kind, api_version = manifest.get("kind"), manifest.get("apiVersion")
     if not isinstance(kind, str) or not kind or not isinstance(api_version, str) or not api_version:
         raise ManifestError(f"{describe(manifest, where)}: not a Kubernetes object: apiVersion and kind are required")
-    model = MODELS.get(kind, KubeObject)
-    if model is JobSet and not api_version.startswith("jobset.x-k8s.io/"):
+    model = MODELS.get(kind)
+    if model is None or (model is JobSet and not api_version.startswith("jobset.x-k8s.io/")):
+        if (api_version.split("/")[0] if "/" in api_version else "", kind) not in LOOKED_UP:
+            raise TrainJobInvalidError([_unknown_kind(kind, api_version, describe(manifest, where))])
         model = KubeObject
     try:
         return model.model_validate(dict(manifest))  # type: ignore[return-value]

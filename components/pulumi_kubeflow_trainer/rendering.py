@@ -25,6 +25,7 @@ from .framework.runtime_rules import deprecation_warning
 from .framework.template import build_runtime_info
 from .loading import load
 from .plugins import default_framework
+from .plugins.objects import Check
 
 class TrainerWarning(UserWarning):
     """A warning the upstream webhooks would return (deprecated runtime, ...)."""
@@ -37,6 +38,8 @@ class Renderer:
     runtimes: Iterable[Runtime]
     context: RenderContext = field(default_factory=RenderContext)
     registry: PluginRegistry | None = None
+    # Checks upstream does not make (`plugins.objects.Check`: no image, ...) are warnings; strict: errors.
+    strict: bool = False
 
     def __post_init__(self) -> None:
         self.framework = Framework(self.registry) if self.registry is not None else default_framework()
@@ -104,9 +107,10 @@ class Renderer:
         info = build_runtime_info(trainjob, compiled)
         phases = self.framework.phases(compiled.runtime)
         verdict = self._validate(info, trainjob, phases)
-        self.warnings.extend(verdict.warnings)
         if verdict.errors:
+            self.warnings.extend(verdict.warnings)
             raise TrainJobInvalidError(verdict.errors, source=source, warnings=verdict.warnings)
+        self._report(verdict.warnings, source)
         if trainjob.spec.managed_by == c.MANAGED_BY_MULTIKUEUE and not self.context.multikueue_jobset:
             self.warnings.append(
                 f"{source}: spec.managedBy is {c.MANAGED_BY_MULTIKUEUE}: the Trainer controller creates nothing for it "
@@ -114,19 +118,30 @@ class Renderer:
             )
             return []
         try:
-            return self.framework.build(info, trainjob, self.context, phases)
+            manifests = self.framework.build(info, trainjob, self.context, phases)
         except TrainJobInvalidError as invalid:
             raise TrainJobInvalidError(invalid.errors, source=source) from None
+        self._report(info.warnings, source)
+        return manifests
+
+    def _report(self, found: Iterable[str], source: str) -> None:
+        """Warnings as they are; `Check`s with where they are from, or, strict, as the errors they carry."""
+        found = list(found)
+        checks = [item for item in found if isinstance(item, Check)]
+        if self.strict and checks:
+            raise TrainJobInvalidError([check.error for check in checks], source=source, warnings=self.warnings)
+        self.warnings.extend(f"{source}: {item}" if isinstance(item, Check) else item for item in found)
 
 
 _RUNTIME_KINDS = (TrainingRuntime, ClusterTrainingRuntime)
 
 
-def render(objects: Any, *, registry: PluginRegistry | None = None, **options: Any) -> list[Manifest]:
+def render(objects: Any, *, registry: PluginRegistry | None = None, strict: bool = False, **options: Any) -> list[Manifest]:
     """The children of every TrainJob in `objects` (models, manifest dicts, YAML text or paths, or a list
     of them), TrainJob by TrainJob in input order. Other objects (runtimes, PriorityClasses, JobSets) are
     what the rules look up; nothing outside `objects` exists. Options are RenderContext fields
-    (`key_generator`, `runtime_snapshot`, `multikueue_jobset`)."""
+    (`key_generator`, `runtime_snapshot`, `multikueue_jobset`). Checks upstream does not make are
+    `TrainerWarning`s; `strict=True` refuses them instead."""
     trainjobs: list[TrainJob] = []
     runtimes: list[Runtime] = []
     others: list[Manifest] = []  # what rules look up (PriorityClasses, JobSets), never runtimes or TrainJobs
@@ -137,7 +152,7 @@ def render(objects: Any, *, registry: PluginRegistry | None = None, **options: A
             runtimes.append(model)
         else:
             others.append(model.to_manifest())
-    renderer = Renderer(runtimes, context=RenderContext(cluster=ObjectIndex.of(others), **options), registry=registry)
+    renderer = Renderer(runtimes, context=RenderContext(cluster=ObjectIndex.of(others), **options), registry=registry, strict=strict)
     manifests: list[Manifest] = []
     for trainjob in trainjobs:
         manifests.extend(renderer.render(trainjob))

@@ -9,9 +9,11 @@ import pytest
 
 from pulumi_kubeflow_trainer.api import constants as c
 from pulumi_kubeflow_trainer.framework.compiled import CompiledRuntime
+from pulumi_kubeflow_trainer.framework.context import RenderContext
 from pulumi_kubeflow_trainer.framework.template import build_runtime_info
 from pulumi_kubeflow_trainer.plugins import default_framework
 from pulumi_kubeflow_trainer.plugins.jobset import JobSetPlugin
+from pulumi_kubeflow_trainer.rendering import Renderer
 
 from tests.builders import (
     RuntimeBuilder,
@@ -240,13 +242,34 @@ def test_jobset_metadata_comes_from_the_runtime_template_and_patches_in_order() 
     rt.label("runtime-object-label", "not-copied")
     trainjob = (
         job()
-        .set("metadata.labels", {"kueue.x-k8s.io/queue-name": "not-copied"})
+        .set("metadata.labels", {"app": "not-copied"})
         .runtime_patch("one.io/m", labels={"b": "one", "c": "one"})
         .runtime_patch("two.io/m", labels={"c": "two"}, annotations={"y": "two"})
     )
     metadata = by_kind(render_one(trainjob, rt), "JobSet")["metadata"]
     assert metadata["labels"] == {"a": "runtime", "b": "one", "c": "two"}
     assert metadata["annotations"] == {"x": "runtime", "y": "two"}
+
+
+def test_the_trainjobs_kueue_labels_go_on_the_jobset_and_win() -> None:
+    """No TrainJob object exists once rendered, so Kueue must find its labels on the JobSet."""
+    rt = torch().trainer().template_metadata(labels={"kueue.x-k8s.io/queue-name": "runtime-queue", "a": "runtime"})
+    trainjob = job().set("metadata.labels", {
+        "kueue.x-k8s.io/queue-name": "team-a", "kueue.x-k8s.io/priority-class": "high", "app": "not-copied",
+    })
+    labels = by_kind(render_one(trainjob, rt), "JobSet")["metadata"]["labels"]
+    assert labels == {"kueue.x-k8s.io/queue-name": "team-a", "kueue.x-k8s.io/priority-class": "high", "a": "runtime"}
+    pods = by_kind(render_one(trainjob, rt), "JobSet")["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    assert "kueue.x-k8s.io/queue-name" not in (pods.get("metadata") or {}).get("labels", {})
+
+
+@pytest.mark.parametrize("field", ["command", "args"])
+def test_an_empty_trainer_list_leaves_the_container_without_one(field: str) -> None:
+    """Upstream's builder copies them when given (`!= nil`): `[]` replaces the runtime's with none."""
+    rt = torch().trainer(container(command=["python", "t.py"], args=["--lr", "1"]))
+    node = jobset_container(render_one(job().set(f"spec.trainer.{field}", []), rt), "node")
+    assert field not in node
+    assert node["command" if field == "args" else "args"]
 
 
 def test_no_labels_or_annotations_are_added_of_our_own() -> None:
@@ -377,13 +400,6 @@ INVALID = [
         "spec.runtimeRef",
         "replicated job 'aux' would run 101000 pods",
     ),
-    Invalid(
-        "a trainer container without an image needs spec.trainer.image",
-        job().num_nodes(1),
-        torch().trainer(container(image=None)),
-        "spec.trainer.image",
-        "has no image",
-    ),
 ]
 
 
@@ -409,3 +425,44 @@ def test_a_trainer_image_from_the_trainjob_fills_an_image_less_runtime() -> None
 @pytest.mark.parametrize("manager", ["kueue.x-k8s.io/manager", "trainer.kubeflow.org/sdk", "acme.io/foo/bar"])
 def test_domain_prefixed_managers_are_accepted(manager: str) -> None:
     assert validate_one(job().runtime_patch(manager), torch().trainer()).errors == []
+
+
+def test_a_trainer_container_without_an_image_renders_with_a_warning() -> None:
+    """Upstream renders it (its own test fixtures have no images); the API server then refuses the JobSet."""
+    renderer = Renderer([torch().trainer(container(image=None)).build()], context=RenderContext(runtime_snapshot=False))
+    node = jobset_container(renderer.render(job().num_nodes(1).build()), "node")
+    assert "image" not in node
+    assert [w for w in renderer.warnings if "has no image" in w] == [
+        "TrainJob/job: spec.trainer.image: Required value: container 'node' of replicated job 'node' has no image, "
+        "so the JobSet would be rejected; set spec.trainer.image"
+    ]
+
+
+def test_strict_mode_refuses_a_container_without_an_image() -> None:
+    from pulumi_kubeflow_trainer.framework.errors import TrainJobInvalidError
+
+    renderer = Renderer([torch().trainer(container(image=None)).build()], strict=True)
+    with pytest.raises(TrainJobInvalidError) as raised:
+        renderer.render(job().num_nodes(1).build())
+    assert [error.path for error in raised.value.errors] == ["spec.trainer.image"]
+
+
+def test_render_warns_through_python_warnings_and_strict_refuses() -> None:
+    from pulumi_kubeflow_trainer import render
+    from pulumi_kubeflow_trainer.framework.errors import TrainJobInvalidError
+    from pulumi_kubeflow_trainer.rendering import TrainerWarning
+
+    objects = [torch().trainer(container(image=None)).build(), job().num_nodes(1).build()]
+    with pytest.warns(TrainerWarning, match="has no image"):
+        assert render(objects, runtime_snapshot=False)
+    with pytest.raises(TrainJobInvalidError):
+        render(objects, strict=True)
+
+
+def test_active_deadline_seconds_is_a_warning_that_says_why_it_is_not_mapped() -> None:
+    renderer = Renderer([torch().trainer().build()], context=RenderContext(runtime_snapshot=False))
+    jobset = by_kind(renderer.render(job().set("spec.activeDeadlineSeconds", 600).build()), "JobSet")
+    assert "activeDeadlineSeconds" not in str(jobset)
+    [warning] = [w for w in renderer.warnings if "activeDeadlineSeconds" in w]
+    assert warning.startswith("TrainJob/job: spec.activeDeadlineSeconds: Invalid value: 600: has no effect once rendered")
+    assert "JobSet v1alpha2 has no deadline" in warning

@@ -9,7 +9,10 @@ from typing import Any
 import pytest
 
 from pulumi_kubeflow_trainer import render
+from pulumi_kubeflow_trainer.framework.context import RenderContext
 from pulumi_kubeflow_trainer.framework.errors import TrainJobInvalidError
+from pulumi_kubeflow_trainer.rendering import Renderer
+from pulumi_kubeflow_trainer.ssh import seeded_key_generator
 
 from tests.builders import (
     RuntimeBuilder,
@@ -229,10 +232,19 @@ def test_added_jobs_and_containers_only_warn_in_validate(case: Added) -> None:
 
 
 @pytest.mark.parametrize("case", ADDED, ids=lambda case: case.name)
-def test_added_jobs_and_containers_are_rejected_at_render_with_a_clear_error(case: Added) -> None:
-    # The API server would reject the image-less JobSet upstream; we say why before applying anything.
+def test_added_jobs_and_containers_render_with_a_warning_as_upstream_renders_them(case: Added) -> None:
+    # Upstream renders them (the API server then rejects the image-less JobSet): a warning says why.
+    renderer = Renderer([runtime().build()], context=RenderContext(key_generator=seeded_key_generator("t"), runtime_snapshot=False))
+    assert render_one(job().runtime_patch(KUEUE, jobs=[case.patch]), runtime())
+    renderer.render(job().runtime_patch(KUEUE, jobs=[case.patch]).build())
+    assert any(w.startswith("TrainJob/job: spec.runtimePatches: ") and case.error in w for w in renderer.warnings), renderer.warnings
+
+
+@pytest.mark.parametrize("case", ADDED, ids=lambda case: case.name)
+def test_added_jobs_and_containers_are_refused_in_strict_mode(case: Added) -> None:
+    renderer = Renderer([runtime().build()], context=RenderContext(key_generator=seeded_key_generator("t")), strict=True)
     with pytest.raises(TrainJobInvalidError) as raised:
-        render_one(job().runtime_patch(KUEUE, jobs=[case.patch]), runtime())
+        renderer.render(job().runtime_patch(KUEUE, jobs=[case.patch]).build())
     assert [error.path for error in raised.value.errors] == ["spec.runtimePatches"]
     assert case.error in raised.value.errors[0].message
     assert str(raised.value).startswith("TrainJob/job: spec.runtimePatches: ")

@@ -14,7 +14,10 @@
 //	    -> {"id": ID, "variants": [RESULT...], "normalized": [OBJECT...]}
 //	    variants are upstream's distinct answers over N controller starts (plugin order comes from
 //	    Go map iteration); normalized are the given objects with their CRDs' defaults applied (as the
-//	    API server stores them), and so are the variants' objects.
+//	    API server stores them) and passed through their Go types (what Go's encoding drops or adds
+//	    is then alike), and so are the variants' objects; the runtime in a runtime snapshot
+//	    ConfigMap is rewritten as the controller reads it back (defaults, typed round trip, no
+//	    server-set metadata). "mask" replaces Secret data (generated keys) by a marker.
 package main
 
 import (
@@ -31,6 +34,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta/testrestmapper"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -74,7 +78,7 @@ type answer struct {
 func main() {
 	var files, crdDirs multiFlag
 	flag.Var(&files, "f", "YAML file (repeatable)")
-	flag.Var(&crdDirs, "crds", "directory of CRD YAML files (repeatable; default: the ones tools/build-oracle installed)")
+	flag.Var(&crdDirs, "crds", "directory of more CRD YAML files (repeatable; the ones tools/build-oracle installed are always read)")
 	runs := flag.Int("runs", 1, "controller starts per input (upstream's plugin order varies between starts)")
 	asJSON := flag.Bool("json", false, "print the answers as JSON")
 	batch := flag.Bool("batch", false, "JSON lines: one request per stdin line, one answer per stdout line")
@@ -90,8 +94,8 @@ func main() {
 	klog.SetOutput(io.Discard)
 	klog.LogToStderr(false)
 	ctrl.SetLogger(logr.Discard()) // controller-runtime warns once on stderr when no logger is set
-	if len(crdDirs) == 0 && crdDir != "" {
-		crdDirs = append(crdDirs, crdDir)
+	if crdDir != "" {
+		crdDirs = append([]string{crdDir}, crdDirs...) // the built-in CRDs, then the ones given
 	}
 	o, err := newOracle(crdDirs)
 	if err != nil {
@@ -162,11 +166,76 @@ func newOracle(crdDirs []string) (*oracle, error) {
 	}, nil
 }
 
-// defaults gives every object its CRD's defaults, in place.
+// defaults gives every object its CRD's defaults, in place, and puts runtime snapshots in their
+// canonical form.
 func (o *oracle) defaults(objects []map[string]any) {
 	for i := range objects {
-		objects[i] = o.crds.applyDefaults(objects[i])
+		objects[i] = o.roundTrip(o.crds.applyDefaults(objects[i]))
+		o.canonicalSnapshot(objects[i])
 	}
+}
+
+// roundTrip passes an object through its Go type, as upstream's own objects are: what Go's
+// encoding drops (empty omitempty fields) or adds (empty structs) is then the same on both sides.
+// Objects of kinds the scheme does not know are returned as they are.
+func (o *oracle) roundTrip(obj map[string]any) map[string]any {
+	gvk := (&unstructured.Unstructured{Object: obj}).GroupVersionKind()
+	if !o.scheme.Recognizes(gvk) {
+		return obj
+	}
+	typed, err := o.typed(gvk, obj)
+	if err != nil {
+		return obj
+	}
+	out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		return obj
+	}
+	unstructured.RemoveNestedField(out, "metadata", "creationTimestamp") // a typed ObjectMeta writes null
+	if status, ok := out["status"].(map[string]any); ok && len(status) == 0 {
+		delete(out, "status")
+	}
+	return out
+}
+
+// serverSetMetadata is what the API server writes into an object's metadata: a snapshot taken in a
+// cluster holds it, one rendered client side cannot.
+var serverSetMetadata = []string{"creationTimestamp", "generation", "managedFields", "resourceVersion", "uid"}
+
+// canonicalSnapshot rewrites the runtime in a `<trainjob>-runtime-snapshot` ConfigMap as the
+// controller would read it back: with its CRD's defaults, through the typed API struct, serialised
+// by sigs.k8s.io/yaml, without the metadata only the API server sets.
+func (o *oracle) canonicalSnapshot(obj map[string]any) {
+	u := &unstructured.Unstructured{Object: obj}
+	if u.GetKind() != "ConfigMap" || !strings.HasSuffix(u.GetName(), "-runtime-snapshot") {
+		return
+	}
+	text, found, err := unstructured.NestedString(obj, "data", "runtime")
+	if err != nil || !found {
+		return
+	}
+	runtimeObj := map[string]any{}
+	if err := yaml.Unmarshal([]byte(text), &runtimeObj); err != nil {
+		return
+	}
+	runtimeObj = o.crds.applyDefaults(runtimeObj)
+	gvk := (&unstructured.Unstructured{Object: runtimeObj}).GroupVersionKind()
+	typed, err := o.typed(gvk, runtimeObj)
+	if err != nil {
+		return
+	}
+	canonical, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		return
+	}
+	for _, key := range serverSetMetadata {
+		unstructured.RemoveNestedField(canonical, "metadata", key)
+	}
+	data, err := yaml.Marshal(canonical)
+	if err != nil {
+		return
+	}
+	_ = unstructured.SetNestedField(obj, string(data), "data", "runtime")
 }
 
 func (o *oracle) serve(ctx context.Context, in io.Reader, out io.Writer) error {

@@ -2,13 +2,15 @@
 
 The controller round-trips every quantity through `resource.Quantity`, so `cpu: 0.5` reaches the
 JobSet as `500m` and `memory: 1.5Gi` as `1536Mi`. This module reproduces that canonical form
-(`Quantity.CanonicalizeBytes` in k8s.io/apimachinery) so our manifests match byte for byte.
+(`Quantity.CanonicalizeBytes` in k8s.io/apimachinery) so our manifests match byte for byte, and
+`ParseQuantity`'s habit of keeping the text as written when its fast path finds it canonical
+(`+2`, `1E3`, `0100` stay as they are).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -42,6 +44,9 @@ class Quantity:
 
     nanos: int
     format: str = DECIMAL_SI
+    # The text as written, when apimachinery would keep it (`ParseQuantity` reuses its input string on
+    # its fast path when that string is canonical); arithmetic results have none.
+    text: str | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def parse(cls, text: Any) -> Quantity:
@@ -62,7 +67,8 @@ class Quantity:
                 f"{text!r} is not a quantity: use a number with an optional suffix such as 500m, 2, 4Gi or 1e3"
             )
         nanos, fmt = _nanos(match)
-        return cls(-nanos if match["sign"] == "-" else nanos, fmt)
+        kept = string if string == "0" or _kept_as_written(match, fmt) else None
+        return cls(-nanos if match["sign"] == "-" else nanos, fmt, kept)
 
     def is_zero(self) -> bool:
         return self.nanos == 0
@@ -79,13 +85,16 @@ class Quantity:
         return -((-self.nanos) // _NANO)
 
     def __str__(self) -> str:
+        if self.text is not None:
+            return self.text
         if self.nanos == 0:
             return "0"
         sign = "-" if self.nanos < 0 else ""
         magnitude = abs(self.nanos)
         if self.format == BINARY_SI and magnitude >= 1024 * _NANO and magnitude % _NANO == 0:
             return sign + _binary_string(magnitude // _NANO)
-        return sign + _decimal_string(magnitude, self.format)
+        # BinarySI below 1024 or not a whole number is shown as DecimalSI (`CanonicalizeBytes`)
+        return sign + _decimal_string(magnitude, DECIMAL_SI if self.format == BINARY_SI else self.format)
 
 
 def _nanos(match: re.Match[str]) -> tuple[int, str]:
@@ -111,6 +120,26 @@ def _nanos(match: re.Match[str]) -> tuple[int, str]:
         value *= 1024 ** _BINARY_SUFFIXES[match["suffix"]]
     nanos = -((-value * _NANO).__floor__())  # round up, as the API server does
     return (nanos, fmt) if nanos <= _MAX_UNITS * _NANO else _too_large(match, fmt)
+
+
+def _kept_as_written(match: re.Match[str], fmt: str) -> bool:
+    """Whether `ParseQuantity` keeps the string: its int64 fast path, and the number already canonical
+    (decimal: scale a multiple of 3, no trailing 000, no leading 0 once the zeros are stripped;
+    binary: a whole number of units, not a multiple of 8)."""
+    whole, _, denom = match["number"].partition(".")
+    num = whole.lstrip("0") or "0"
+    shifted = num + denom
+    if fmt == BINARY_SI:
+        bits = 10 * _BINARY_SUFFIXES[match["suffix"]]
+        if denom or 15 - len(num) - int(bits * 3 / 10) - 1 < 0:
+            return False
+        value = int(shifted)
+        return value << bits <= _MAX_UNITS and value & 0x07 != 0
+    exponent = int(match["exponent"][1:]) if match["exponent"] else _DECIMAL_SUFFIXES[match["suffix"]]
+    scale = exponent - len(denom)
+    if 18 - len(num) - len(denom) < 0 or scale < -9:
+        return False
+    return scale % 3 == 0 and not shifted.endswith("000") and shifted[0] != "0"
 
 
 def _decimal_magnitude(number: str) -> int | None:

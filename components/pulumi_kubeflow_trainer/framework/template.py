@@ -35,8 +35,9 @@ def build_runtime_info(trainjob: TrainJob, compiled: CompiledRuntime) -> Runtime
         pod_sets=pod_sets,
         ml_policy=runtime.spec.ml_policy,
         pod_group_policy=runtime.spec.pod_group_policy,
-        trainer_command=list(trainer.command) if trainer and trainer.command else None,
-        trainer_args=list(trainer.args) if trainer and trainer.args else None,
+        # [] is kept: given, even empty, they replace the runtime's (upstream: `command != nil`)
+        trainer_command=list(trainer.command) if trainer and trainer.command is not None else None,
+        trainer_args=list(trainer.args) if trainer and trainer.args is not None else None,
         requested_resources=requested,
     )
 

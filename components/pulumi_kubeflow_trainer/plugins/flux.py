@@ -109,7 +109,8 @@ def _settings(info: RuntimeInfo, trainjob: TrainJob) -> dict[str, str]:
 
 def _original_command(info: RuntimeInfo, node: PodSet) -> list[str]:
     container = node.find_container(c.NODE) or {}
-    return list(info.trainer_command or container.get("command") or []) + list(info.trainer_args or [])
+    command = info.trainer_command if info.trainer_command is not None else container.get("command")
+    return list(command or []) + list(info.trainer_args or [])
 
 
 def _add_volumes(node: PodSet, trainjob: TrainJob) -> None:

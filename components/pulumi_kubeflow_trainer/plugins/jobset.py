@@ -12,7 +12,7 @@ from ..framework.info import RuntimeInfo
 from ..framework.interfaces import Verdict
 from ..framework.kube import Manifest, env_manifests, upsert_env
 from . import jobset_validation
-from .objects import child_metadata
+from .objects import Check, child_metadata
 
 NAME = "JobSet"
 MAX_JOB_PODS = 100_000  # `completions` of an Indexed Job (Kubernetes' job validation)
@@ -42,10 +42,13 @@ class JobSetPlugin:
             spec["suspend"] = trainjob.spec.suspend
         if context.multikueue_jobset and trainjob.spec.managed_by == c.MANAGED_BY_MULTIKUEUE:
             spec["managedBy"] = c.MANAGED_BY_MULTIKUEUE
-        _require_deployable(info)
+        info.warnings.extend(_undeployable(info))
+        if trainjob.spec.active_deadline_seconds is not None:
+            info.warnings.append(_deadline_check(trainjob.spec.active_deadline_seconds))
         metadata = child_metadata(trainjob, trainjob.name)
-        if info.labels:
-            metadata["labels"] = dict(info.labels)
+        labels = {**info.labels, **kueue_labels(trainjob)}
+        if labels:
+            metadata["labels"] = labels
         if info.annotations:
             metadata["annotations"] = dict(info.annotations)
         return [{"apiVersion": c.JOBSET_API_VERSION, "kind": "JobSet", "metadata": metadata, "spec": spec}]
@@ -85,10 +88,10 @@ def _configure_trainer(info: RuntimeInfo, trainjob: TrainJob) -> None:
         if is_trainer:
             if trainer.image:
                 container["image"] = trainer.image
-            if info.trainer_command:
-                container["command"] = list(info.trainer_command)
-            if info.trainer_args:
-                container["args"] = list(info.trainer_args)
+            # Given, even empty, they replace the runtime's (`command: []` leaves none), as upstream's
+            # builder does (`args != nil`).
+            _replace(container, "command", info.trainer_command)
+            _replace(container, "args", info.trainer_args)
         if trainer.env and (is_trainer or (mpi is not None and mpi.run_launcher_as_node and pod_set.name == c.NODE)):
             upsert_env(container, env_manifests(trainer.env))
 
@@ -109,8 +112,39 @@ def _require_countable(info: RuntimeInfo) -> None:
         raise TrainJobInvalidError(errors)
 
 
-def _require_deployable(info: RuntimeInfo) -> None:
-    """Jobs or containers the API server would reject (added by a patch with a wrong name): say so now."""
+def _replace(container: Manifest, key: str, value: list[str] | None) -> None:
+    if value is None:
+        return
+    if value:
+        container[key] = list(value)
+    else:
+        container.pop(key, None)
+
+
+KUEUE_PREFIX = "kueue.x-k8s.io/"
+
+
+def kueue_labels(trainjob: TrainJob) -> dict[str, str]:
+    """The TrainJob's Kueue labels (`kueue.x-k8s.io/queue-name`, `.../priority-class`, ...). Kueue reads
+    them from the TrainJob, which the controller owns; rendered, there is no TrainJob object, so they go
+    on the JobSet, where Kueue reads them too."""
+    return {key: value for key, value in (trainjob.metadata.labels or {}).items() if key.startswith(KUEUE_PREFIX)}
+
+
+def _deadline_check(seconds: int) -> Check:
+    return Check(FieldError(
+        "spec.activeDeadlineSeconds",
+        f"Invalid value: {seconds}: has no effect once rendered: the Trainer controller enforces it by deleting the "
+        "JobSet when the deadline passes, and nothing does that without it. It is not mapped: JobSet v1alpha2 has no "
+        "deadline of its own, and a Job's activeDeadlineSeconds counts per Job (it restarts with every JobSet restart "
+        "and starts only when the Job does, after the initializers); set one in the runtime's Job templates if that "
+        "is what you want",
+    ))
+
+
+def _undeployable(info: RuntimeInfo) -> list[Check]:
+    """Jobs or containers the API server would reject (no image, or added by a patch with a wrong name).
+    Upstream renders them and the JobSet is then refused; here they are warnings (errors in strict mode)."""
     errors = []
     runtime_jobs = info.compiled.job_names
     for pod_set in info.pod_sets:
@@ -129,8 +163,7 @@ def _require_deployable(info: RuntimeInfo) -> None:
                 if not container.get("image"):
                     runtime_names = [item.get("name") for item in info.compiled.containers_of(pod_set.name, field)]
                     errors.append(_missing_image(pod_set.name, field, container.get("name"), runtime_names))
-    if errors:
-        raise TrainJobInvalidError(errors)
+    return [Check(error) for error in errors]
 
 
 def _missing_image(job: str, field: str, name: str | None, runtime_names: list[str | None]) -> FieldError:

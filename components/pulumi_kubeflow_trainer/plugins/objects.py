@@ -8,6 +8,20 @@ from ..framework.errors import FieldError
 from ..framework.kube import Manifest
 
 
+class Check(str):
+    """A warning about something upstream renders but a check of ours would refuse (a container without
+    an image, a job a patch invents, a setting that has no effect after render): the render goes on,
+    the message is a `warning:`, and strict mode (`render(..., strict=True)`, `--strict`) refuses it
+    as the FieldError it carries."""
+
+    error: FieldError
+
+    def __new__(cls, error: FieldError) -> Check:
+        check = super().__new__(cls, f"{error}")
+        check.error = error
+        return check
+
+
 def owner_references(trainjob: TrainJob) -> list[Manifest]:
     """The controller's owner reference; only possible when the TrainJob exists in a cluster (has a uid)."""
     if not trainjob.metadata.uid:
