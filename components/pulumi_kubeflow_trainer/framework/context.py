@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..ssh import CurveKeyGenerator, KeyGenerator, curve_generator_of, generate_key_pair
-
-Manifest = dict[str, Any]
+from .kube import Manifest
 
 
 @dataclass

@@ -1,4 +1,6 @@
-"""The error hierarchy. Every failure of this library is a TrainerError; none is a bare traceback."""
+"""The error hierarchy. Bad input, in any form (YAML, dicts, models, Pulumi inputs), fails with a
+TrainerError that names where it is; misuse of the Python API itself (an argument of the wrong type)
+raises TypeError, as Python does."""
 
 from __future__ import annotations
 
