@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..ssh import CurveKeyGenerator, KeyGenerator, curve_generator_of, generate_key_pair
 from .kube import Manifest
