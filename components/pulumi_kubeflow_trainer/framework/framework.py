@@ -11,13 +11,13 @@ from ..api.trainjob import TrainJob
 from .context import RenderContext
 from .info import RuntimeInfo
 from .interfaces import (
+    NO_FINDINGS,
     ComponentBuilderPlugin,
     CustomValidationPlugin,
     EnforceMLPolicyPlugin,
     EnforcePodGroupPolicyPlugin,
     EnforcePodSpecPlugin,
     PreBuildSyncPlugin,
-    NO_FINDINGS,
     Verdict,
 )
 from .kube import Manifest
