@@ -5,6 +5,7 @@ state; the runtime-patch update rules stop `pulumi preview` with the property pa
 from __future__ import annotations
 
 import base64
+import inspect
 import re
 from pathlib import Path
 from typing import Any, Callable
@@ -126,6 +127,28 @@ def test_changing_runtime_patches_of_a_running_trainjob_stops_the_preview(engine
     stack.up()
     stack.settings["suspend"] = False  # resuming with the patches as they are now
     stack.up()
+
+
+def test_the_component_stores_no_call_stack_and_its_jobset_the_one_of_the_trainjob_call(engine_env, engine_bin, tmp_path):
+    """The SDK stores with each resource the call stack below the third `__init__` frame it finds (about 2 KB
+    per resource in the state, serialized again on every step). The component is registered from
+    `TrainJob.__new__` and stores none, as a bare ComponentResource; its JobSet stores the stack of the user's
+    `TrainJob(...)` call, so its source position is that line."""
+    call: dict[str, int] = {}
+
+    def program(opts: pulumi.ResourceOptions, _settings: dict[str, Any]) -> TrainJob:
+        call["line"] = inspect.currentframe().f_lineno + 1
+        return TrainJob("traced", runtime_ref="torch-distributed", namespace="team", opts=opts)
+
+    stack = InlineStack("traced", program, engine_env, engine_bin, tmp_path)
+    stack.up()
+    resources = {resource["type"]: resource for resource in stack.stack.export_stack().deployment["resources"]}
+    component = resources["kubeflow:trainer:TrainJob"]
+    assert "stackTrace" not in component and "sourcePosition" not in component
+    jobset = resources["kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"]
+    assert jobset["sourcePosition"].endswith(f"/tests/engine/test_trainjob_keys_and_rules.py#{call['line']}")
+    assert jobset["stackTrace"][0]["sourcePosition"] == jobset["sourcePosition"]
+    assert changes(stack.preview().change_summary) == {}
 
 
 class CreatableOldProvider(ResourceProvider):

@@ -27,7 +27,10 @@ JOBSET_IMMUTABLE_FIELDS = [
 _PROVIDER_VERSION = version("pulumi_kubernetes")
 
 
-def observed_resource(name: str, manifest: Manifest, opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
+def observed_resource(
+    name: str, manifest: Manifest, opts: pulumi.ResourceOptions, *,
+    replace_on_changes: list[str] | None = None, delete_before_replace: bool | None = None,
+) -> pulumi.CustomResource:
     """A custom resource (JobSet, PodGroup, runtime) whose Output `status` is the live object's status.
 
     A plain `pulumi.CustomResource`, not a subclass: the SDK records the call stack below the third
@@ -41,7 +44,10 @@ def observed_resource(name: str, manifest: Manifest, opts: pulumi.ResourceOption
         "spec": manifest.get("spec"),
         "status": None,
     }
-    opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(version=_PROVIDER_VERSION))
+    own = pulumi.ResourceOptions(
+        version=_PROVIDER_VERSION, replace_on_changes=replace_on_changes, delete_before_replace=delete_before_replace
+    )
+    opts = pulumi.ResourceOptions.merge(opts, own)
     return pulumi.CustomResource(f"kubernetes:{manifest['apiVersion']}:{manifest['kind']}", name, props, opts)
 
 
@@ -66,8 +72,7 @@ def _config_map(name: str, manifest: Manifest, opts: pulumi.ResourceOptions) -> 
 
 
 def _jobset(name: str, manifest: Manifest, opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
-    replace = pulumi.ResourceOptions(replace_on_changes=JOBSET_IMMUTABLE_FIELDS, delete_before_replace=True)
-    return observed_resource(name, manifest, pulumi.ResourceOptions.merge(opts, replace))
+    return observed_resource(name, manifest, opts, replace_on_changes=JOBSET_IMMUTABLE_FIELDS, delete_before_replace=True)
 
 
 def _custom(name: str, manifest: Manifest, opts: pulumi.ResourceOptions) -> pulumi.CustomResource:

@@ -33,6 +33,8 @@ class Placeholders:
 
     def reveal(self, value: Any) -> Any:
         """`value` with tokens replaced by their Outputs; untouched where there are none."""
+        if not self.outputs:  # nothing was hidden: no token to look for
+            return value
         if isinstance(value, str) and _PREFIX in value:
             return self._reveal_string(value)
         if isinstance(value, dict):

@@ -48,10 +48,18 @@ class TrainJob(pulumi.ComponentResource):
     Attributes: `trainjob` (the TrainJob model), `resources` (the children by name), and the Outputs
     `jobset_name`, `namespace`, `ssh_public_key`, `conditions`, `jobs_status`. None is annotated on the
     class: the SDK resolves class annotations (strings here) on every registration.
+
+    `__new__` parses and renders the TrainJob and registers the component; `__init__` registers the
+    children. The SDK stores with every resource the call stack below the third `__init__` frame it
+    finds (Resource's, ComponentResource's, then the concrete class's): about 2 KB per resource in the
+    state, which the engine serializes again on every step of every operation. Registered from
+    `__new__`, the component has no such frame and stores no stack, as a bare `ComponentResource`
+    does; its children, registered from `__init__`, store the stack of the user's `TrainJob(...)` call
+    and its source position, as a JobSet registered directly would.
     """
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         name: str,
         manifest: Any = None,
         *,
@@ -72,7 +80,8 @@ class TrainJob(pulumi.ComponentResource):
         wait_timeout_seconds: int = 24 * 3600,
         runtime_snapshot: bool = False,
         opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
+    ) -> TrainJob:
+        self = super().__new__(cls)
         self._placeholders = Placeholders()
         overrides = {
             "metadata.name": job_name,
@@ -97,11 +106,15 @@ class TrainJob(pulumi.ComponentResource):
         # The update rules compare this input with the one in the state, in a hook the engine also runs at preview.
         record = record_of(self._identity(), self._placeholders.reveal(trainjob.spec.to_manifest()))
         rules = pulumi.ResourceOptions(hooks=pulumi.ResourceHookBinding(before_update=[update_rules_hook()]))
-        super().__init__(TYPE, name, {RECORD: record}, pulumi.ResourceOptions.merge(opts, rules))
+        pulumi.ComponentResource.__init__(self, TYPE, name, {RECORD: record}, pulumi.ResourceOptions.merge(opts, rules))
         jobset_hooks = self._failure_hooks(name, opts) if wait_for == "completed" else None
-        self.resources: dict[str, pulumi.Resource] = self._register_children(
-            name, manifests, queue_name, wait_timeout_seconds, jobset_hooks
-        )
+        self._children_to_register = (name, manifests, queue_name, wait_timeout_seconds, jobset_hooks)
+        return self
+
+    def __init__(self, *_args: Any, **_kwargs: Any) -> None:
+        """The children (the arguments were read by `__new__`)."""
+        self.resources: dict[str, pulumi.Resource] = self._register_children(*self._children_to_register)
+        del self._children_to_register
 
     def _failure_hooks(self, name: str, opts: pulumi.ResourceOptions | None) -> pulumi.ResourceHookBinding:
         """wait_for="completed": the JobSet's hooks that fail the `pulumi up` that saw it fail."""
@@ -146,7 +159,7 @@ class TrainJob(pulumi.ComponentResource):
             manifest = self._with_generated_key(name, self._placeholders.reveal(manifest), registered)
             options = pulumi.ResourceOptions(parent=self, depends_on=list(registered.values()))
             if manifest["kind"] == "JobSet":
-                _label_and_annotate(manifest, queue_name, timeout if jobset_hooks else None)
+                manifest = _label_and_annotate(manifest, queue_name, timeout if jobset_hooks else None)
                 options.hooks = jobset_hooks
             child = children.child_name(name, self.trainjob.name, manifest)
             registered[child] = children.register(child, manifest, options)
@@ -262,9 +275,13 @@ def _reference_runtime(document: dict[str, Any], runtime: Runtime | None) -> Non
         )
 
 
-def _label_and_annotate(manifest: dict[str, Any], queue_name: str | None, wait_timeout: int | None) -> None:
-    metadata = manifest["metadata"]
+def _label_and_annotate(manifest: dict[str, Any], queue_name: str | None, wait_timeout: int | None) -> dict[str, Any]:
+    """The JobSet with the queue label and the wait annotations; the rendered manifest is left as it is."""
+    if not queue_name and wait_timeout is None:
+        return manifest
+    metadata = dict(manifest["metadata"])
     if queue_name:
-        metadata.setdefault("labels", {})[QUEUE_LABEL] = queue_name
+        metadata["labels"] = {**(metadata.get("labels") or {}), QUEUE_LABEL: queue_name}
     if wait_timeout is not None:
-        metadata.setdefault("annotations", {}).update(wait_annotations(wait_timeout))
+        metadata["annotations"] = {**(metadata.get("annotations") or {}), **wait_annotations(wait_timeout)}
+    return {**manifest, "metadata": metadata}
