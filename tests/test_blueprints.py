@@ -82,11 +82,11 @@ def test_a_file_with_two_documents_is_rejected(tmp_path: Path) -> None:
 
 def test_an_invalid_file_names_itself_and_the_field(tmp_path: Path) -> None:
     path = tmp_path / "rt.yaml"
-    path.write_text(yaml.safe_dump(make_runtime("rt").mpi(numProcPerNode=0).trainer().obj()))
+    path.write_text(yaml.safe_dump(make_runtime("rt").mpi(numProcPerNode=2**31).trainer().obj()))
     with pytest.raises(BlueprintError) as raised:
         load_runtime_file(path)
     assert str(raised.value).startswith(f"{path}: ")
-    assert "spec.mlPolicy.mpi.numProcPerNode: Invalid value: 0: NumProcPerNode in mpiPolicy must be >= 1" in str(raised.value)
+    assert "spec.mlPolicy.mpi.numProcPerNode: Invalid value: 2147483648: input should be less than or equal to 2147483647" in str(raised.value)
 
 
 def test_bundled_runtime_by_name() -> None:

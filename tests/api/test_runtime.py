@@ -15,8 +15,6 @@ from pulumi_kubeflow_trainer.loading import load
 from tests.builders import RuntimeBuilder, container, load_errors, make_runtime, replicated_job
 
 ONE_POLICY = "Only one of the policy can be configured"
-MPI_PROCS = "NumProcPerNode in mpiPolicy must be >= 1"
-FLUX_PROCS = "NumProcPerNode in fluxPolicy must be >= 1"
 NOT_NODE = "containerNames must not include the main node container because PET_* envs are always injected into it"
 EXCLUSIVE = "StartupPolicy and DependsOn APIs are mutually exclusive"
 VCP_NAMESPACE = "namespace cannot be set for VolumeClaimPolicies templates"
@@ -75,8 +73,8 @@ INVALID = [
         "spec.mlPolicy",
         (ONE_POLICY, "jax, xgboost, flux"),
     ),
-    Case("mpi numProcPerNode 0 is rejected", make_runtime().mpi(numProcPerNode=0).trainer().obj(), "spec.mlPolicy.mpi.numProcPerNode", (MPI_PROCS, "0")),
-    Case("flux numProcPerNode -1 is rejected", make_runtime().flux(numProcPerNode=-1).trainer().obj(), "spec.mlPolicy.flux.numProcPerNode", (FLUX_PROCS, "-1")),
+    Case("mpi numProcPerNode beyond int32 is rejected", make_runtime().mpi(numProcPerNode=2**31).trainer().obj(), "spec.mlPolicy.mpi.numProcPerNode", ("2147483648", "less than or equal to 2147483647")),
+    Case("flux numProcPerNode beyond int32 is rejected", make_runtime().flux(numProcPerNode=-(2**31) - 1).trainer().obj(), "spec.mlPolicy.flux.numProcPerNode", ("-2147483649", "greater than or equal to -2147483648")),
     Case(
         "mpiImplementation Intel is not in the v1alpha1 enum",
         make_runtime().mpi(mpiImplementation="Intel").trainer().obj(),

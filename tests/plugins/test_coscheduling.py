@@ -48,7 +48,7 @@ class Case:
 
 
 CASES = [
-    Case("every trainer node is a member", job().num_nodes(3), gang(), 3, None),
+    Case("every trainer node is a member; no requests, an empty minResources as upstream writes it", job().num_nodes(3), gang(), 3, {}),
     Case(
         "requests are multiplied by the node count",
         job().num_nodes(3),
@@ -118,7 +118,7 @@ def test_pod_group_identity_and_timeout() -> None:
             {"apiVersion": c.API_VERSION_UPSTREAM, "kind": "TrainJob", "name": "job", "uid": "u-1", "controller": True, "blockOwnerDeletion": True}
         ],
     }
-    assert group["spec"] == {"minMember": 1, "scheduleTimeoutSeconds": 60}
+    assert group["spec"] == {"minMember": 1, "minResources": {}, "scheduleTimeoutSeconds": 60}
 
 
 @pytest.mark.parametrize("timeout", [0, 100])

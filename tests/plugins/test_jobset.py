@@ -319,8 +319,20 @@ def test_resources_per_node_merge_per_resource_with_the_trainjob_winning() -> No
     assert jobset_container(manifests, "node", "side")["resources"] == {"limits": {"cpu": "1"}}
 
 
+@pytest.mark.parametrize("given", [{"limits": {}}, {"limits": {}, "requests": {}}, {}])
+def test_empty_resource_maps_of_the_trainjob_are_dropped_as_upstream_drops_them(given: dict[str, Any]) -> None:
+    """Upstream serialises resourcesPerNode before its strategic merge; omitempty drops the empty maps."""
+    node = jobset_container(render_one(job().resources(**given), torch().trainer()), "node")
+    assert node.get("resources", {}) == {}
+
+
+def test_an_empty_limits_map_leaves_the_requests_alone() -> None:
+    node = jobset_container(render_one(job().resources(limits={}, requests={"cpu": 1}), torch().trainer()), "node")
+    assert node["resources"] == {"requests": {"cpu": "1"}}
+
+
 def test_quantities_reach_the_jobset_in_canonical_form() -> None:
-    node = jobset_container(render_one(job().resources(limits={"cpu": 0.5, "memory": "1.5Gi"}), torch().trainer()), "node")
+    node = jobset_container(render_one(job().resources(limits={"cpu": "0.5", "memory": "1.5Gi"}), torch().trainer()), "node")
     assert node["resources"] == {"limits": {"cpu": "500m", "memory": "1536Mi"}}
 
 
@@ -466,3 +478,19 @@ def test_active_deadline_seconds_is_a_warning_that_says_why_it_is_not_mapped() -
     [warning] = [w for w in renderer.warnings if "activeDeadlineSeconds" in w]
     assert warning.startswith("TrainJob/job: spec.activeDeadlineSeconds: Invalid value: 600: has no effect once rendered")
     assert "JobSet v1alpha2 has no deadline" in warning
+
+
+@pytest.mark.parametrize(("trainjob", "runtime", "path", "says"), [
+    (job().num_nodes(-1), torch().trainer(), "spec.trainer.numNodes", "Invalid value: -1: must be greater than or equal to 0"),
+    (job().num_proc_per_node(0), torch().trainer(), "spec.trainer.numProcPerNode", "Invalid value: 0: must be greater than or equal to 1"),
+    (job(), make_runtime("rt").mpi(numProcPerNode=0).trainer(), "spec.runtimeRef", "ClusterTrainingRuntime/rt sets numProcPerNode below 1"),
+    (job(), torch().num_nodes(-2).trainer(), "spec.runtimeRef", "sets mlPolicy.numNodes below 0"),
+], ids=["numNodes", "numProcPerNode", "mpi", "runtime numNodes"])
+def test_counts_the_crd_accepts_but_nothing_could_run_are_warnings(trainjob: Any, runtime: Any, path: str, says: str) -> None:
+    """No minimum in the CRDs (int32) and upstream renders them; strict mode refuses them."""
+    verdict = validate_one(trainjob, runtime)
+    assert verdict.errors == []
+    [check] = [w for w in verdict.warnings if says in w]
+    assert check.startswith(f"{path}: ")
+    with pytest.raises(Exception, match=says):
+        Renderer([runtime.build()], strict=True).render(trainjob.build())

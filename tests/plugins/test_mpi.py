@@ -100,6 +100,19 @@ SLOT_CASES = [
     Slots("a runtime numProcPerNode above one wins over gpus", job().resources(limits={"nvidia.com/gpu": 4}), launcher_and_workers(numProcPerNode=2), 2),
     Slots("a single gpu keeps the runtime's one slot", job().resources(limits={"nvidia.com/gpu": 1}), launcher_and_workers(), 1),
     Slots("without resources the runtime's value is used", job(), launcher_and_workers(numProcPerNode=3), 3),
+    Slots(
+        "the first job labelled trainer decides, even when its container has no resources (upstream's "
+        "ExtractResourcePerNodeFromRuntime): the workers' gpus do not count",
+        job(),
+        make_runtime("mpi").mpi().trainer(name="launcher").job(replicated_job("node", container(resources={"limits": {"nvidia.com/gpu": 4}}))),
+        1,
+    ),
+    Slots(
+        "the first job named node decides when it comes first",
+        job(),
+        make_runtime("mpi").mpi().job(replicated_job("node", container(resources={"limits": {"nvidia.com/gpu": 4}}))).trainer(name="launcher"),
+        4,
+    ),
 ]
 
 

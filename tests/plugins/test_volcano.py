@@ -53,18 +53,18 @@ class Case:
 
 CASES = [
     Case("members and requests only by default", job().num_nodes(2), volcano().trainer(container(resources={"requests": {"cpu": "2"}})), {"minMember": 2, "minResources": {"cpu": "4"}}),
-    Case("the queue comes from the runtime template annotations", job(), volcano().trainer().template_metadata(annotations=QUEUE), {"minMember": 1, "queue": "research"}),
+    Case("the queue comes from the runtime template annotations", job(), volcano().trainer().template_metadata(annotations=QUEUE), {"minMember": 1, "minResources": {}, "queue": "research"}),
     Case(
         "a runtime patch's queue annotation wins over the runtime's",
         job().runtime_patch("kueue.x-k8s.io/manager", annotations={QUEUE_ANNOTATION: "urgent"}),
         volcano().trainer().template_metadata(annotations=QUEUE),
-        {"minMember": 1, "queue": "urgent"},
+        {"minMember": 1, "minResources": {}, "queue": "urgent"},
     ),
     Case(
         "trainjob metadata annotations do not set the queue (§7.10)",
         job().set("metadata.annotations", QUEUE),
         volcano().trainer(),
-        {"minMember": 1},
+        {"minMember": 1, "minResources": {}},
     ),
     Case(
         "the priority class is the last one a replicated job sets",
@@ -72,19 +72,19 @@ CASES = [
         volcano().job(replicated_job("a", container("a", "a:1"), priorityClassName="low")).trainer(priorityClassName="high").job(
             replicated_job("b", container("b", "b:1"))
         ),
-        {"minMember": 3, "priorityClassName": "high"},
+        {"minMember": 3, "minResources": {}, "priorityClassName": "high"},
     ),
     Case(
         "network topology is copied with its defaults",
         job(),
         volcano(networkTopology={}).trainer(),
-        {"minMember": 1, "networkTopology": {"mode": "hard", "highestTierAllowed": 1}},
+        {"minMember": 1, "minResources": {}, "networkTopology": {"mode": "hard", "highestTierAllowed": 1}},
     ),
     Case(
         "network topology is copied as given",
         job(),
         volcano(networkTopology={"mode": "soft", "highestTierAllowed": 3}).trainer(),
-        {"minMember": 1, "networkTopology": {"mode": "soft", "highestTierAllowed": 3}},
+        {"minMember": 1, "minResources": {}, "networkTopology": {"mode": "soft", "highestTierAllowed": 3}},
     ),
 ]
 

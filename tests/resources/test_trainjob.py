@@ -151,11 +151,11 @@ def test_queue_name_labels_the_jobset_and_multikueue_manages_it(mocks):
 @pytest.mark.parametrize(
     ("trainer", "want"),
     [
-        (Trainer(num_nodes=-1), "spec.trainer.numNodes"),
-        (Trainer(num_proc_per_node=0), "numProcPerNode must be greater than or equal to 1"),
+        (Trainer(num_nodes=2**31), "spec.trainer.numNodes"),
+        (Trainer(num_proc_per_node=2**31), "spec.trainer.numProcPerNode"),
         (Trainer(env={"PET_NNODES": "9"}), "reserved envs"),
     ],
-    ids=["a negative node count", "zero processes per node", "a reserved torch env var"],
+    ids=["a node count beyond int32", "processes per node beyond int32", "a reserved torch env var"],
 )
 def test_invalid_input_fails_before_any_child_is_registered(mocks, trainer, want):
     @pulumi.runtime.test

@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/pprof"
 	"strings"
 
@@ -94,6 +95,13 @@ func main() {
 	klog.SetOutput(io.Discard)
 	klog.LogToStderr(false)
 	ctrl.SetLogger(logr.Discard()) // controller-runtime warns once on stderr when no logger is set
+	if crdDir == "" {              // built without tools/build-oracle's -X: the share dir next to the binary's
+		if exe, err := os.Executable(); err == nil {
+			if dir := filepath.Join(filepath.Dir(exe), "..", "share", "crds"); isDir(dir) {
+				crdDir = dir
+			}
+		}
+	}
 	if crdDir != "" {
 		crdDirs = append([]string{crdDir}, crdDirs...) // the built-in CRDs, then the ones given
 	}
@@ -306,3 +314,8 @@ func printVariants(variants []Result, asJSON bool) int {
 }
 
 func bufioReader(data []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(data)) }
+
+func isDir(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.IsDir()
+}

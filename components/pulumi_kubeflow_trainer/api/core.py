@@ -8,10 +8,19 @@ from pydantic import BeforeValidator, Field, field_validator
 
 from .base import KubeModel, OpenKubeModel
 from .quantity import canonical
-from .rules import require_unique
+from .rules import require_unique, rule_error
 
 
 def _quantity(value: Any) -> str:
+    """The CRDs type quantities int-or-string: a number with a fraction (`cpu: 1.5`) is refused, as the
+    API server refuses it; a whole one (`2.0`, `1e3` as YAML reads it) reaches it as an integer."""
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise rule_error(
+                f"Invalid value: {value!r}: must be an integer or a string (the CRD types quantities int-or-string); "
+                f'quote it ("{value!r}") or write it in units ({canonical(value)})'
+            )
+        value = int(value)
     return canonical(value)
 
 

@@ -50,17 +50,11 @@ class TorchMLPolicySource(KubeModel):
 
 
 class MPIMLPolicySource(KubeModel):
-    num_proc_per_node: int = 1
+    # int32 without a minimum, as in the CRD (below 1: a warning, plugins.jobset)
+    num_proc_per_node: int = Field(default=1, ge=-(2**31), le=2**31 - 1)
     mpi_implementation: str = "OpenMPI"
     ssh_auth_mount_path: str = Field(default="/root/.ssh", max_length=4096)
     run_launcher_as_node: bool = False
-
-    @field_validator("num_proc_per_node")
-    @classmethod
-    def _at_least_one(cls, value: int) -> int:
-        if value < 1:
-            raise rule_error(f"Invalid value: {value}: NumProcPerNode in mpiPolicy must be >= 1")
-        return value
 
 
 class JAXMLPolicySource(KubeModel):
@@ -72,14 +66,7 @@ class XGBoostMLPolicySource(KubeModel):
 
 
 class FluxMLPolicySource(KubeModel):
-    num_proc_per_node: int = 1
-
-    @field_validator("num_proc_per_node")
-    @classmethod
-    def _at_least_one(cls, value: int) -> int:
-        if value < 1:
-            raise rule_error(f"Invalid value: {value}: NumProcPerNode in fluxPolicy must be >= 1")
-        return value
+    num_proc_per_node: int = Field(default=1, ge=-(2**31), le=2**31 - 1)  # as mpi's
 
 
 class MLPolicy(KubeModel):

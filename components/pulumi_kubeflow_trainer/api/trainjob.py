@@ -65,16 +65,10 @@ class Trainer(KubeModel):
     command: list[str] | None = Field(default=None, max_length=128)
     args: list[str] | None = Field(default=None, max_length=128)
     env: list[EnvVar] | None = Field(default=None, max_length=128)
-    num_nodes: int | None = Field(default=None, ge=0)
+    # int32, without a minimum, as in the CRD: a count below 1 is a warning (plugins.jobset), not an error
+    num_nodes: int | None = Field(default=None, ge=-(2**31), le=2**31 - 1)
     resources_per_node: ResourceRequirements | None = None
-    num_proc_per_node: int | None = None
-
-    @field_validator("num_proc_per_node")
-    @classmethod
-    def _at_least_one(cls, value: int | None) -> int | None:
-        if value is not None and value < 1:
-            raise rule_error(f"Invalid value: {value}: numProcPerNode must be greater than or equal to 1")
-        return value
+    num_proc_per_node: int | None = Field(default=None, ge=-(2**31), le=2**31 - 1)
 
     @field_validator("command", "args")
     @classmethod

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
 from ..api import constants as c
 from ..api.quantity import Quantity, add_resource_lists, max_resource_lists
 from ..api.runtime import MLPolicy, PodGroupPolicy, Runtime
@@ -162,8 +163,8 @@ class RuntimeInfo:
         for pod_set in self.pod_sets:
             if pod_set.name == c.NODE or pod_set.ancestor == c.ANCESTOR_TRAINER:
                 node = pod_set.find_container(c.NODE)
-                resources: Manifest | None = node.get("resources") if node is not None else None
-                if resources is not None:
+                if node is not None:  # the first such job decides, with resources or without (upstream's
+                    resources: Manifest = node.get("resources") or {}  # typed containers always have them)
                     return resources
         return {}
 

@@ -92,6 +92,8 @@ def _merge_resources_per_node(wanted: Manifest, runtime: Runtime, pod_sets: list
 
 
 def _merge_resources(current: Manifest, wanted: Manifest) -> Manifest:
+    # Upstream serialises the TrainJob's resources before merging (omitempty): empty lists and maps vanish.
+    wanted = {key: value for key, value in wanted.items() if value or value is None}
     if not current and "claims" not in wanted:  # the common case: requests and limits, lists of strings
         return {key: dict(value) if type(value) is dict else value for key, value in wanted.items()}
     merged = strategic_merge(current, {key: value for key, value in wanted.items() if key != "claims"})

@@ -22,10 +22,8 @@ def min_resources(info: RuntimeInfo) -> dict[str, str]:
 
 def pod_group(info: RuntimeInfo, api_version: str, **fields: object) -> Manifest:
     """A PodGroup named after the TrainJob that gangs every pod; `fields` add to its spec."""
-    spec: Manifest = {"minMember": min_member(info)}
-    resources = min_resources(info)
-    if resources:
-        spec["minResources"] = resources
+    # minResources is written even when empty, as upstream's builders write it (`WithMinResources`)
+    spec: Manifest = {"minMember": min_member(info), "minResources": min_resources(info)}
     spec.update({key: value for key, value in fields.items() if value is not None})
     metadata = child_metadata(info.trainjob, info.trainjob.name)
     return {"apiVersion": api_version, "kind": "PodGroup", "metadata": metadata, "spec": spec}

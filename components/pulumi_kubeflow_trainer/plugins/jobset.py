@@ -22,7 +22,9 @@ class JobSetPlugin:
     name: ClassVar[str] = NAME
 
     def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
-        return jobset_validation.validate(info, trainjob)
+        verdict = jobset_validation.validate(info, trainjob)
+        checks = count_checks(info, trainjob)
+        return Verdict(errors=list(verdict.errors), warnings=[*verdict.warnings, *checks]) if checks else verdict
 
     def pre_build_sync(self, info: RuntimeInfo, trainjob: TrainJob) -> None:
         name, subdomain = trainjob.name, info.subdomain
@@ -110,6 +112,29 @@ def _require_countable(info: RuntimeInfo) -> None:
                                        f"Kubernetes runs at most {MAX_JOB_PODS} per Indexed Job: use fewer nodes"))
     if errors:
         raise TrainJobInvalidError(errors)
+
+
+def count_checks(info: RuntimeInfo, trainjob: TrainJob) -> list[Check]:
+    """Counts the CRDs accept (int32, no minimum) and upstream renders, though nothing could run them."""
+    found: list[Check] = []
+    trainer = trainjob.spec.trainer
+    if trainer is not None and trainer.num_nodes is not None and trainer.num_nodes < 0:
+        found.append(Check(FieldError("spec.trainer.numNodes", f"Invalid value: {trainer.num_nodes}: must be greater than or "
+                                      "equal to 0: the Jobs' parallelism would be negative, which the API server refuses")))
+    if trainer is not None and trainer.num_proc_per_node is not None and trainer.num_proc_per_node < 1:
+        found.append(Check(FieldError("spec.trainer.numProcPerNode", f"Invalid value: {trainer.num_proc_per_node}: must be "
+                                      "greater than or equal to 1: no process would start")))
+    policy = info.ml_policy
+    if policy is not None:
+        where = f"{info.runtime.kind}/{info.runtime.name}"
+        if policy.num_nodes is not None and policy.num_nodes < 0:
+            found.append(Check(FieldError("spec.runtimeRef", f"Invalid value: {policy.num_nodes}: {where} sets mlPolicy.numNodes "
+                                          "below 0; the Jobs' parallelism would be negative")))
+        for source in (policy.mpi, policy.flux):
+            if source is not None and source.num_proc_per_node < 1:
+                found.append(Check(FieldError("spec.runtimeRef", f"Invalid value: {source.num_proc_per_node}: {where} sets "
+                                              "numProcPerNode below 1: no process would start")))
+    return found
 
 
 def _replace(container: Manifest, key: str, value: list[str] | None) -> None:

@@ -174,7 +174,8 @@ class MPIPlugin:
 
     @staticmethod
     def _hostfile_config_map(info: RuntimeInfo, trainjob: TrainJob, mpi: MPIMLPolicySource) -> Manifest:
-        suffix = _hostfile_suffix(mpi.mpi_implementation, info.slots_per_node or mpi.num_proc_per_node)
+        slots = info.slots_per_node if info.slots_per_node is not None else mpi.num_proc_per_node
+        suffix = _hostfile_suffix(mpi.mpi_implementation, slots)
         hosts = []
         for pod_set in info.pod_sets:
             if suffix is not None and (pod_set.name == c.NODE or (mpi.run_launcher_as_node and pod_set.name == c.LAUNCHER)):

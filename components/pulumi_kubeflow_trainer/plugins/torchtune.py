@@ -97,8 +97,8 @@ def validate(info: RuntimeInfo, trainjob: TrainJob) -> list[FieldError]:
             )
         )
         return errors
-    ml_nodes = info.ml_policy.num_nodes if info.ml_policy and info.ml_policy.num_nodes is not None else 1
-    num_nodes = trainer.num_nodes if trainer.num_nodes is not None else ml_nodes
+    # Only the TrainJob's own numNodes counts here, as upstream's webhook reads it (`validateTorchTune`).
+    num_nodes = trainer.num_nodes if trainer.num_nodes is not None else 1
     if num_nodes > 1 and model not in MULTI_NODE_MODELS:
         errors.append(FieldError("spec.trainer.numNodes", f"Invalid value: {num_nodes}: must be 1 for {model} model"))
     if num_nodes > 1 and (uses_lora(args) or uses_qlora(args)):
@@ -108,8 +108,7 @@ def validate(info: RuntimeInfo, trainjob: TrainJob) -> list[FieldError]:
                 f"Invalid value: {num_nodes}: LoRA fine-tuning is not supported for multi-node training in TorchTune",
             )
         )
-    if uses_qlora(args):
-        errors.extend(_qlora_errors(info, trainjob, model, num_nodes))
+    errors.extend(_qlora_errors(info, trainjob, model, num_nodes, args))
     return errors
 
 
@@ -128,28 +127,22 @@ def _immutable_arg_errors(args: list[str]) -> list[FieldError]:
     return errors
 
 
-def _qlora_errors(info: RuntimeInfo, trainjob: TrainJob, model: str, num_nodes: int) -> list[FieldError]:
-    num_proc = trainjob.spec.trainer.num_proc_per_node if trainjob.spec.trainer else None
-    gpus = info.gpus_per_node()
-    single_device = num_nodes == 1 and (num_proc == 1 or (num_proc is None and gpus == 1))
-    if single_device:
+def _qlora_errors(info: RuntimeInfo, trainjob: TrainJob, model: str, num_nodes: int, args: list[str]) -> list[FieldError]:
+    """Upstream's rules on the config its recipe choice picks (`getRecipeAndConfig`): any QLoRA config
+    (single device too) is refused for Qwen 2.5; Llama 3.2 takes QLoRA on one device only."""
+    trainer = trainjob.spec.trainer
+    num_proc: int | str = trainer.num_proc_per_node if trainer and trainer.num_proc_per_node is not None else "auto"
+    _, suffix = recipe_and_config(num_nodes, num_proc, info.gpus_per_node(), args)
+    if not suffix.startswith("_qlora"):
         return []
-    if model in QLORA_UNSUPPORTED_MODELS:
-        return [FieldError("spec.trainer.args", f"Invalid value: QLoRA is not supported for {model} model")]
     errors = []
-    if model in QLORA_SINGLE_DEVICE_MODELS:
-        if num_proc is not None and num_proc != 1:
-            errors.append(
-                FieldError(
-                    "spec.trainer.numProcPerNode",
-                    f"Invalid value: {num_proc}: must be auto or 1 for {model} model when using QLoRA",
-                )
-            )
-        if gpus != 1:
-            errors.append(
-                FieldError(
-                    "spec.trainer.resourcesPerNode",
-                    f"Invalid value: {gpus}: must have gpu resource with value 1 for {model} model when using QLoRA",
-                )
-            )
+    if model in QLORA_UNSUPPORTED_MODELS:
+        errors.append(FieldError("spec.runtimeRef.name", f"Invalid value: {show(info.runtime.name)}: QLoRA is not supported for {model} model"))
+    if suffix != "_qlora_single_device" and model in QLORA_SINGLE_DEVICE_MODELS:
+        errors.append(FieldError("spec.trainer.numProcPerNode", f"Invalid value: {num_proc}: must be auto or 1 for {model} model when using QLoRA"))
+        errors.append(FieldError(
+            "spec.trainer.resourcesPerNode",
+            f"Invalid value: {show(trainer.resources_per_node.to_manifest() if trainer and trainer.resources_per_node else None)}: "
+            f"must have gpu resource with value 1 for {model} model when using QLoRA",
+        ))
     return errors

@@ -107,6 +107,8 @@ class TrainJob(pulumi.ComponentResource):
         record = record_of(self._identity(), self._placeholders.reveal(trainjob.spec.to_manifest()))
         rules = pulumi.ResourceOptions(hooks=pulumi.ResourceHookBinding(before_update=[update_rules_hook()]))
         pulumi.ComponentResource.__init__(self, TYPE, name, {RECORD: record}, pulumi.ResourceOptions.merge(opts, rules))
+        for message in self._warnings:  # what upstream renders but a check of ours warns about (docs/parity.md)
+            pulumi.log.warn(message, resource=self)
         jobset_hooks = self._failure_hooks(name, opts) if wait_for == "completed" else None
         self._children_to_register = (name, manifests, queue_name, wait_timeout_seconds, jobset_hooks)
         return self
@@ -146,7 +148,10 @@ class TrainJob(pulumi.ComponentResource):
             runtime_snapshot=runtime_snapshot,
             multikueue_jobset=True,
         )
-        return Renderer([self._runtime], context=context).render(trainjob)
+        renderer = Renderer([self._runtime], context=context)
+        manifests = renderer.render(trainjob)
+        self._warnings = list(dict.fromkeys(renderer.warnings))  # logged on this component once it exists
+        return manifests
 
     def _register_children(
         self, name: str, manifests: list[dict[str, Any]], queue_name: str | None, timeout: int,

@@ -1,0 +1,20 @@
+"""Warnings for checks upstream lacks, on the Pulumi component (the CLI and render() are tested in tests/plugins, tests/test_cli.py)."""
+
+import pulumi
+from pulumi_kubeflow_trainer import TrainJob, Trainer
+from tests.builders import container, make_runtime
+from tests.resources.conftest import RecordingMocks
+
+
+def test_the_component_logs_what_upstream_renders_but_a_check_warns_about(monkeypatch):
+    """pulumi.log.warn on the TrainJob component, for the same warnings render() gives (docs/parity.md)."""
+    pulumi.runtime.set_mocks(RecordingMocks(), project="project", stack="stack", preview=False)
+    seen = []
+    monkeypatch.setattr(pulumi.log, "warn", lambda message, resource=None, **_: seen.append(message))
+
+    @pulumi.runtime.test
+    def program():
+        TrainJob("j", runtime=make_runtime("rt").torch().trainer(container(image=None)).build(), trainer=Trainer(num_nodes=1))
+
+    program()
+    assert any("has no image" in m for m in seen), seen
