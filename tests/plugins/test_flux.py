@@ -29,6 +29,7 @@ from tests.builders import (
     jobset_container,
     make_runtime,
     make_trainjob,
+    validate_one,
     pod_spec,
     render_one,
 )
@@ -313,3 +314,16 @@ def test_the_cli_renders_a_random_curve_key_unless_seeded(tmp_path, capsys) -> N
 
     assert render() != render(), "without --seed every render has its own key"
     assert render("--seed", "s") == render("--seed", "s")
+
+
+@pytest.mark.parametrize(("trainjob", "policy"), [(job().num_nodes(1).num_proc_per_node(0), {}), (job().num_nodes(1), {"numProcPerNode": 0})])
+def test_fewer_than_one_process_per_node_is_refused_as_upstreams_flux_webhook_does(trainjob: TrainJobBuilder, policy: dict[str, Any]) -> None:
+    verdict = validate_one(trainjob, flux(**policy))
+    assert [error.path for error in verdict.errors] == ["spec.trainer.numProcPerNode"]
+    assert "must be greater than or equal to 1 for Flux TrainJob" in verdict.errors[0].message
+
+
+def test_the_wrapped_command_has_no_trailing_space_for_empty_args() -> None:
+    """Upstream trims the joined command (`strings.TrimSpace`)."""
+    node = jobset_container(render_one(job().num_nodes(2).args(""), flux()), "node")
+    assert node["command"][-1] == "python train.py"

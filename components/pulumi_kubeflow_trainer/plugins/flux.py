@@ -46,12 +46,15 @@ class FluxPlugin:
         if info.ml_policy is None or info.ml_policy.flux is None:
             return NO_FINDINGS
         verdict = Verdict()
+        trainer = trainjob.spec.trainer
+        procs = trainer.num_proc_per_node if trainer and trainer.num_proc_per_node is not None else info.ml_policy.flux.num_proc_per_node
+        if procs < 1:
+            verdict.errors.append(FieldError("spec.trainer.numProcPerNode", f"Invalid value: {procs}: must be greater than or equal to 1 for Flux TrainJob"))
         node = info.find_pod_set(name=c.NODE)
         if node is not None and node.find_init_container(INSTALLER) is not None:
             verdict.errors.append(
                 FieldError("spec.trainer.initContainers", f"Invalid value: {INSTALLER!r}: InitContainer 'flux-installer' is reserved")
             )
-        trainer = trainjob.spec.trainer
         if trainer is None or trainer.num_nodes is None:
             verdict.errors.append(FieldError("spec.trainer.numNodes", "Required value: the Flux runtime needs spec.trainer.numNodes"))
         return verdict
@@ -61,7 +64,7 @@ class FluxPlugin:
         if info.ml_policy is None or info.ml_policy.flux is None or node is None:
             return
         settings = _settings(info, trainjob)
-        info.trainer_command = ["/bin/bash", f"{CONFIG_DIR}/entrypoint.sh", " ".join(_original_command(info, node))]
+        info.trainer_command = ["/bin/bash", f"{CONFIG_DIR}/entrypoint.sh", " ".join(_original_command(info, node)).strip()]
         info.trainer_args = None  # the container keeps the runtime's args
         _add_volumes(node, trainjob)
         _add_installer(node, trainjob, settings["FLUX_VIEW_IMAGE"])

@@ -121,7 +121,8 @@ def count_checks(info: RuntimeInfo, trainjob: TrainJob) -> list[Check]:
     if trainer is not None and trainer.num_nodes is not None and trainer.num_nodes < 0:
         found.append(Check(FieldError("spec.trainer.numNodes", f"Invalid value: {trainer.num_nodes}: must be greater than or "
                                       "equal to 0: the Jobs' parallelism would be negative, which the API server refuses")))
-    if trainer is not None and trainer.num_proc_per_node is not None and trainer.num_proc_per_node < 1:
+    flux = info.ml_policy is not None and info.ml_policy.flux is not None  # its webhook refuses it (plugins.flux)
+    if trainer is not None and trainer.num_proc_per_node is not None and trainer.num_proc_per_node < 1 and not flux:
         found.append(Check(FieldError("spec.trainer.numProcPerNode", f"Invalid value: {trainer.num_proc_per_node}: must be "
                                       "greater than or equal to 1: no process would start")))
     policy = info.ml_policy
@@ -130,10 +131,9 @@ def count_checks(info: RuntimeInfo, trainjob: TrainJob) -> list[Check]:
         if policy.num_nodes is not None and policy.num_nodes < 0:
             found.append(Check(FieldError("spec.runtimeRef", f"Invalid value: {policy.num_nodes}: {where} sets mlPolicy.numNodes "
                                           "below 0; the Jobs' parallelism would be negative")))
-        for source in (policy.mpi, policy.flux):
-            if source is not None and source.num_proc_per_node < 1:
-                found.append(Check(FieldError("spec.runtimeRef", f"Invalid value: {source.num_proc_per_node}: {where} sets "
-                                              "numProcPerNode below 1: no process would start")))
+        if policy.mpi is not None and policy.mpi.num_proc_per_node < 1:  # Flux's webhook refuses it (plugins.flux)
+            found.append(Check(FieldError("spec.runtimeRef", f"Invalid value: {policy.mpi.num_proc_per_node}: {where} sets "
+                                          "numProcPerNode below 1: no process would start")))
     return found
 
 
