@@ -12,7 +12,8 @@ REPO = Path(__file__).resolve().parents[1]
 TOOLS = REPO / "tools"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pulumi-kubeflow-trainer"
 
-CLUSTER_BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "jobset", "kwok")
+CLUSTER_BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "scheduler-plugins", "kubectl",
+                    "jobset", "kwok")
 
 
 def find_cluster_bin() -> Path | None:

@@ -1,5 +1,6 @@
 """A real local control plane (tools/cluster: etcd, kube-apiserver, kube-controller-manager,
-kube-scheduler, the JobSet controller and kwok) driven by the real Pulumi engine.
+kube-scheduler, the scheduler-plugins coscheduling scheduler, the JobSet controller and kwok) driven
+by the real Pulumi engine.
 
 Tests here are marked `cluster`. They skip when the binaries of tools/bootstrap-cluster or
 tools/bootstrap are absent, unless PULUMI_KFT_REQUIRE_CLUSTER=1, where that is a failure. One
@@ -85,7 +86,7 @@ class Cluster:
         """What a failing assertion needs to be understood: the objects, recent events, log tails."""
         parts = [self.kubectl("get", "jobsets,jobs,pods,podgroups.scheduling.x-k8s.io,nodes", "-A", "-o", "wide", check=False).stdout]
         parts.append(self.kubectl("get", "events", "-A", "--sort-by=.lastTimestamp", check=False).stdout[-4000:])
-        for name in ("jobset", "kwok", "kube-controller-manager", "kube-scheduler"):
+        for name in ("jobset", "kwok", "kube-controller-manager", "kube-scheduler", "scheduler-plugins"):
             log = self.root / "logs" / f"{name}.log"
             if log.exists():
                 parts.append(f"--- {name}.log (tail)\n" + "\n".join(log.read_text(errors="replace").splitlines()[-15:]))

@@ -73,7 +73,7 @@ def test_the_jobset_webhook_configurations_are_the_recorded_ones(cluster: Cluste
     assert config(cluster, "jobset-webhooks.yaml") == [recorded("webhooks.json")]
 
 
-@pytest.mark.parametrize("name", ["scheduler.yaml", "jobset.yaml"])
+@pytest.mark.parametrize("name", ["scheduler.yaml", "scheduler-plugins.yaml", "jobset.yaml"])
 def test_the_component_configs_are_the_recorded_ones(cluster: Cluster, name: str):
     assert config(cluster, name) == recorded(name)
 

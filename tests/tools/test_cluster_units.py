@@ -55,8 +55,8 @@ def test_all_ports_are_picked_again_when_one_is_taken_or_the_names_change():
 def test_the_component_ports_are_the_names_the_cluster_json_records():
     names = localcluster.components.port_names(localcluster.components.load())
     assert len(names) == len(set(names))
-    assert names == ["etcd_client", "etcd_peer", "apiserver", "controller_manager", "scheduler", "kwok",
-                     "jobset_webhook", "jobset_metrics", "jobset_health"]
+    assert names == ["etcd_client", "etcd_peer", "apiserver", "controller_manager", "scheduler", "scheduler_plugins",
+                     "kwok", "jobset_webhook", "jobset_metrics", "jobset_health"]
 
 
 def test_up_needs_the_binaries_the_tests_look_for():
@@ -92,8 +92,9 @@ def test_the_real_pki_signs_the_webhook_cert_for_loopback(tmp_path: Path):
 
 def test_a_template_value_that_is_not_plain_goes_in_quoted(tmp_path: Path):
     odd = tmp_path / "a dir: with # and 'quotes'" / "kubeconfig"
-    config = yaml.safe_load(templates.render("scheduler.yaml", kubeconfig=odd))
-    assert config["clientConnection"]["kubeconfig"] == str(odd)
+    for name in ("scheduler.yaml", "scheduler-plugins.yaml"):
+        config = yaml.safe_load(templates.render(name, kubeconfig=odd))
+        assert config["clientConnection"]["kubeconfig"] == str(odd)
     jobset = yaml.safe_load(templates.render("jobset.yaml", webhook_port=1, cert_dir=odd, metrics_port=2, health_port=3))
     assert jobset["webhook"] == {"host": "127.0.0.1", "port": 1, "certDir": str(odd)}
     assert jobset["health"] == {"healthProbeBindAddress": "127.0.0.1:3"}

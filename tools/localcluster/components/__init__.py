@@ -16,6 +16,7 @@ START_ORDER = (
     "apiserver",
     "controller_manager",
     "scheduler",
+    "scheduler_plugins",
     "kwok",
     "jobset",
 )

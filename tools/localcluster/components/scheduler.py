@@ -1,6 +1,6 @@
-"""kube-scheduler with three profiles (files/scheduler.yaml): default-scheduler, and plain profiles
-named scheduler-plugins-scheduler and volcano, so Pods naming those schedulers are bound (one by one:
-no gang semantics)."""
+"""kube-scheduler with two profiles (files/scheduler.yaml): default-scheduler, and a plain profile
+named volcano, so Pods naming the Volcano scheduler are bound (one by one: no gang semantics). Pods
+naming scheduler-plugins-scheduler are the coscheduling scheduler's (scheduler_plugins.py)."""
 
 from __future__ import annotations
 
