@@ -313,8 +313,6 @@ def test_a_file_that_is_not_utf8_is_reported_with_its_byte(capsys: pytest.Captur
         assert run(capsys, command, "-f", str(path)) == (1, "", f"error: {path}:1:7: not UTF-8 text: byte 6 (0xff) invalid start byte; YAML files must be UTF-8\n")
 
 
-@pytest.mark.xfail(strict=True, reason="open (issue 11): yamlio's writer leaves strings plain that sigs.k8s.io/yaml "
-                   "(kubectl, the controller reading a snapshot) reads as numbers: 1e3, 1.5E9, 0o17")
 def test_rendered_strings_stay_strings_for_kubectl(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     runtime = make_runtime("rt").torch().trainer().obj()
     trainjob = make_trainjob("team", "job").runtime_ref("rt").env(EXPONENT="1e3", OCTAL="0o17").obj()

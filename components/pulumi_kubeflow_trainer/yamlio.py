@@ -10,6 +10,7 @@ text costs bounded time and memory, and every refusal says where it is (`file:li
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -562,9 +563,17 @@ def _trail_path(trail: Any) -> str:
 _BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
+# Plain scalars that sigs.k8s.io/yaml (kubectl, the controller) reads as numbers while PyYAML's YAML 1.1
+# resolver leaves them strings: exponents without a dot or a signed exponent (go-yaml's float style), and
+# the prefixes Go's ParseInt takes in any case (0o17, 0X1F, 0B101). They are written quoted.
+_GO_NUMBER = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?0[oObBxX][0-9a-fA-F_]+")
+
+
 def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
     # Scripts, hostfiles and snapshots read as blocks, not as one quoted line with \n escapes.
     style = "|" if "\n" in text and not any(ch in text for ch in "\r\t") and text == text.rstrip(" ") else None
+    if style is None and _GO_NUMBER.fullmatch(text):
+        style = "'"
     return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
 
 
