@@ -53,7 +53,7 @@ def hostlist(trainjob: str, num_nodes: int) -> str:
 
 def z85(data: bytes) -> str:
     """ZeroMQ's Z85 encoding (RFC 32/Z85), as CURVE certificates store keys."""
-    encoded = []
+    encoded: list[str] = []
     for offset in range(0, len(data), 4):
         value = int.from_bytes(data[offset : offset + 4], "big")
         chunk = []

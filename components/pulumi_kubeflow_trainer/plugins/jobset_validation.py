@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ..api import constants as c
 from ..api.rules import show
@@ -92,7 +93,7 @@ def _patch_findings(info: RuntimeInfo, trainjob: TrainJob) -> Verdict:
     return verdict
 
 
-def _container_findings(info: RuntimeInfo, index: int, job: str, pod_spec: dict) -> Verdict:
+def _container_findings(info: RuntimeInfo, index: int, job: str, pod_spec: dict[str, Any]) -> Verdict:
     verdict = Verdict()
     for field, label in (("initContainers", "initContainer"), ("containers", "container")):
         known = {item.get("name") for item in info.compiled.containers_of(job, field)}
