@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable
+from typing import Any, ClassVar, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationError, ValidatorFunctionWrapHandler, field_validator, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from . import constants as c
 from .base import KubeModel
@@ -69,7 +71,30 @@ class FluxMLPolicySource(KubeModel):
     num_proc_per_node: int = Field(default=1, ge=-(2**31), le=2**31 - 1)  # as mpi's
 
 
+PolicySourceLookup = Callable[[str], "type[KubeModel] | None"]
+"""The model of an mlPolicy key that is no field of MLPolicy, or None when no plugin claims the key."""
+
+
+def _no_plugin_policies(key: str) -> type[KubeModel] | None:
+    return None
+
+
+_policy_source_lookup: list[PolicySourceLookup] = [_no_plugin_policies]
+
+
+def set_policy_source_lookup(lookup: PolicySourceLookup) -> None:
+    """Where MLPolicy finds the keys plugins add (the API knows no plugin: framework.ml_policy installs
+    the lookup of the plugins that declare an `ml_policy`)."""
+    _policy_source_lookup[0] = lookup
+
+
 class MLPolicy(KubeModel):
+    """The CRD's policies as fields; a plugin may add one of its own (framework.ml_policy): its key is then
+    accepted and validated with the plugin's model, any other key is refused as the CRD refuses it."""
+
+    # Plugin policies are kept as extra fields (serialized with the rest); unclaimed keys never get this far.
+    model_config = ConfigDict(extra="allow")
+
     num_nodes: int | None = None
     torch: TorchMLPolicySource | None = None
     mpi: MPIMLPolicySource | None = None
@@ -77,12 +102,77 @@ class MLPolicy(KubeModel):
     xgboost: XGBoostMLPolicySource | None = None
     flux: FluxMLPolicySource | None = None
 
-    @model_validator(mode="after")
-    def _one_source(self) -> MLPolicy:
-        sources = [name for name in ("torch", "mpi", "jax", "xgboost", "flux") if getattr(self, name) is not None]
-        if len(sources) > 1:
-            raise rule_error(f"Only one of the policy can be configured: found {', '.join(sources)}; keep one")
-        return self
+    NOT_A_SOURCE: ClassVar[frozenset[str]] = frozenset({"num_nodes"})
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _known_sources(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> MLPolicy:
+        unknown = [key for key in data if key not in _FIELD_KEYS] if isinstance(data, dict) else []
+        if not unknown:
+            policy: MLPolicy = handler(data)
+        else:
+            policy = _with_plugin_sources(cls.__name__, data, unknown, handler)
+        found = policy.source_keys
+        if len(found) > 1:
+            raise rule_error(f"Only one of the policy can be configured: found {', '.join(found)}; keep one")
+        return policy
+
+    @property
+    def source_keys(self) -> list[str]:
+        """The configured policies' keys, the CRD's in field order, then a plugin's."""
+        builtin = [field.alias or name for name, field in type(self).model_fields.items()
+                   if name not in self.NOT_A_SOURCE and getattr(self, name) is not None]
+        return builtin + list(self.__pydantic_extra__ or ())
+
+    def source(self, key: str) -> KubeModel | None:
+        """The policy under `key` (`torch`, or a plugin's), None when it is not configured."""
+        name = _FIELD_NAMES.get(key)
+        if name is not None:
+            value: KubeModel | None = getattr(self, name)
+            return value
+        return (self.__pydantic_extra__ or {}).get(key)
+
+
+def _with_plugin_sources(title: str, data: dict[str, Any], unknown: list[str], handler: ValidatorFunctionWrapHandler) -> MLPolicy:
+    """Validate the CRD's fields, each plugin key with its plugin's model; refuse other keys as
+    `extra="forbid"` does, all errors together in pydantic's order (fields, then unknown keys)."""
+    errors: list[InitErrorDetails] = []
+    policy: MLPolicy | None = None
+    try:
+        policy = handler({key: value for key, value in data.items() if key not in unknown})
+    except ValidationError as error:
+        errors.extend(_details(error, ()))
+    sources: dict[str, KubeModel] = {}
+    for key in unknown:
+        model = _policy_source_lookup[0](key)
+        if model is None:
+            errors.append(InitErrorDetails(type="extra_forbidden", loc=(key,), input=data[key]))
+            continue
+        try:
+            sources[key] = model.model_validate(data[key])
+        except ValidationError as error:
+            errors.extend(_details(error, (key,)))
+    if errors or policy is None:
+        raise ValidationError.from_exception_data(title, errors)
+    object.__setattr__(policy, "__pydantic_extra__", sources)
+    return policy
+
+
+def _details(error: ValidationError, prefix: tuple[str, ...]) -> list[InitErrorDetails]:
+    """A ValidationError's errors, to raise again under `prefix` (a rule error keeps its context)."""
+    details: list[InitErrorDetails] = []
+    for found in error.errors(include_url=False):
+        context = found.get("ctx")
+        kind: Any = PydanticCustomError("rule", "{message}", context) if found["type"] == "rule" else found["type"]
+        detail = InitErrorDetails(type=kind, loc=(*prefix, *found["loc"]), input=found["input"])
+        if context is not None and found["type"] != "rule":
+            detail["ctx"] = context
+        details.append(detail)
+    return details
+
+
+_FIELD_NAMES = {field.alias or name: name for name, field in MLPolicy.model_fields.items() if name not in MLPolicy.NOT_A_SOURCE}
+_FIELD_KEYS = frozenset(MLPolicy.model_fields) | frozenset(field.alias for field in MLPolicy.model_fields.values() if field.alias)
 
 
 class CoschedulingPodGroupPolicySource(KubeModel):

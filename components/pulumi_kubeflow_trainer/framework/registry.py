@@ -9,6 +9,7 @@ from typing import Any
 
 from .errors import PluginRegistrationError
 from .interfaces import EXTENSION_POINTS
+from .ml_policy import ML_POLICIES
 
 ENTRY_POINT_GROUP = "pulumi_kubeflow_trainer.plugins"
 PluginFactory = Callable[[], Any]
@@ -19,7 +20,8 @@ class PluginRegistry:
         self._factories: dict[str, PluginFactory] = {}
 
     def register(self, factory: PluginFactory) -> None:
-        """Add a plugin class (or factory with a `name`); rejects duplicates and plugins with no extension point."""
+        """Add a plugin class (or factory with a `name`); rejects duplicates, plugins with no extension point
+        and a second plugin for an mlPolicy key (the key's plugin is the process's: framework.ml_policy)."""
         name = getattr(factory, "name", None)
         if not isinstance(name, str) or not name:
             raise PluginRegistrationError(f"plugin {factory!r} has no `name`: set a class attribute name = '...'")
@@ -28,6 +30,7 @@ class PluginRegistry:
         if not any(isinstance(factory(), point) for point in EXTENSION_POINTS):
             points = ", ".join(point.__name__ for point in EXTENSION_POINTS)
             raise PluginRegistrationError(f"plugin {name!r} implements no extension point; implement one of {points}")
+        ML_POLICIES.claim(factory)
         self._factories[name] = factory
 
     @property
@@ -54,3 +57,7 @@ def registry_of(plugins: Iterable[PluginFactory], *, include_entry_points: bool 
         for factory in entry_point_plugins():
             registry.register(factory)
     return registry
+
+
+# A runtime naming a key no registered plugin claims may name an entry-point plugin's: read them then.
+ML_POLICIES.read_on_miss(entry_point_plugins)

@@ -4,7 +4,7 @@
     spec_trainer = trainer.to_manifest(bundled_runtime("torch-distributed"))
 """
 
-from .launcher import MPI_HOSTFILE, Launcher, bootstrap_program, launcher_command, launcher_for
+from .launcher import MPI_HOSTFILE, FunctionLauncher, Launcher, bootstrap_program, launcher_command, launcher_for
 from .payload import MAX_ENCODED_BYTES, FunctionPayload, json_arguments
 from .resources import resource_name, resources_per_node
 from .source import FunctionPackagingError, FunctionSource, ShippedModule, function_source, module_source
@@ -16,6 +16,7 @@ __all__ = [
     "FunctionPackagingError",
     "FunctionPayload",
     "FunctionSource",
+    "FunctionLauncher",
     "FunctionTrainer",
     "Launcher",
     "ShippedModule",

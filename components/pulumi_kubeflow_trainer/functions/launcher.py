@@ -7,44 +7,46 @@ library; the user's code only ever travels in the base64 argument after it.
 
 from __future__ import annotations
 
-from enum import Enum
 from functools import lru_cache
 from pathlib import Path
+from typing import ClassVar
 
 from ..api import constants as c
 from ..api.runtime import Runtime
+from ..framework.ml_policy import ML_POLICIES, PYTHON_LAUNCHER, FunctionLauncher, function_launcher
+from ..plugins.mpi import HOSTFILE_PATH, MPIPlugin
+from ..plugins.torch import TorchPlugin
 from .source import FunctionPackagingError
 
-MPI_HOSTFILE = "/etc/mpi/hostfile"
+MPI_HOSTFILE = HOSTFILE_PATH
+
+__all__ = ["MPI_HOSTFILE", "FunctionLauncher", "Launcher", "bootstrap_program", "launcher_command", "launcher_for"]
 
 
-class Launcher(str, Enum):
-    """How a node starts the function: the runtime's ML policy decides."""
+class Launcher:
+    """The built-in launchers, as their policy plugins declare them (`function_launcher`); a plugin's
+    own policy may bring its own, which `launcher_for` returns alike."""
 
-    TORCHRUN = "torchrun"  # mlPolicy.torch: world size, node rank and rendezvous come from the PET_* env
-    MPIRUN = "mpirun"  # mlPolicy.mpi: ranks on the hosts of the hostfile the MPI plugin mounts
-    PYTHON = "python"  # jax, xgboost, plain: the policy's env (JAX_*, DMLC_*) is read by the function
+    TORCHRUN: ClassVar[FunctionLauncher] = TorchPlugin.function_launcher  # PET_* env: world size, rank, rendezvous
+    MPIRUN: ClassVar[FunctionLauncher] = MPIPlugin.function_launcher  # ranks on the hosts of the mounted hostfile
+    PYTHON: ClassVar[FunctionLauncher] = PYTHON_LAUNCHER  # jax, xgboost, plain: the function reads the policy's env
 
 
-def launcher_for(runtime: Runtime) -> Launcher:
-    framework = runtime.labels.get(c.LABEL_FRAMEWORK)
-    policy = runtime.spec.ml_policy
-    if framework == "torchtune":
+def launcher_for(runtime: Runtime) -> FunctionLauncher:
+    """The launcher the runtime's policy plugin declares; `python` without a policy."""
+    if runtime.labels.get(c.LABEL_FRAMEWORK) == "torchtune":
         raise FunctionPackagingError(
             f"runtime {runtime.name}: a torchtune runtime runs `tune run` recipes (BuiltinTrainer), not functions; "
             "use a torch runtime such as torch-distributed"
         )
-    if policy is not None and policy.flux is not None:
-        # The Flux plugin joins the command into one string for `flux submit`, which would split the program.
+    plugin = ML_POLICIES.plugin_of(runtime)
+    launcher = function_launcher(plugin) if plugin is not None else PYTHON_LAUNCHER
+    if launcher.refusal:
+        able = [key for key, declared in ML_POLICIES.launchers() if not declared.refusal]
         raise FunctionPackagingError(
-            f"runtime {runtime.name}: a Flux runtime re-joins the command into one string; functions run on "
-            "torch, mpi, jax, xgboost or plain runtimes"
+            f"runtime {runtime.name}: {launcher.refusal}; functions run on {', '.join(able)} or plain runtimes"
         )
-    if policy is not None and policy.torch is not None:
-        return Launcher.TORCHRUN
-    if policy is not None and policy.mpi is not None:
-        return Launcher.MPIRUN
-    return Launcher.PYTHON
+    return launcher
 
 
 @lru_cache(maxsize=1)
@@ -52,12 +54,6 @@ def bootstrap_program() -> str:
     return (Path(__file__).parent / "bootstrap.py").read_text(encoding="utf-8")
 
 
-def launcher_command(launcher: Launcher) -> list[str]:
+def launcher_command(launcher: FunctionLauncher) -> list[str]:
     """`spec.trainer.command`; the payload digest and the payload follow as `spec.trainer.args`."""
-    program = ["python", "-c", bootstrap_program()]
-    if launcher is Launcher.TORCHRUN:
-        # --no-python: torchrun execs `python -c <bootstrap> <args>` per process instead of `python <file>`.
-        return ["torchrun", "--no-python", *program]
-    if launcher is Launcher.MPIRUN:
-        return ["mpirun", "--hostfile", MPI_HOSTFILE, *program]
-    return program
+    return [*launcher.argv, "python", "-c", bootstrap_program()]

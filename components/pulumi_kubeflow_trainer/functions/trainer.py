@@ -8,7 +8,7 @@ from types import ModuleType
 from typing import Any
 
 from ..api.runtime import ClusterTrainingRuntime, Runtime, TrainingRuntime
-from .launcher import Launcher, launcher_command, launcher_for
+from .launcher import FunctionLauncher, launcher_command, launcher_for
 from .payload import FunctionPayload
 from .resources import resources_per_node as expand_resources
 from .source import FunctionPackagingError
@@ -57,7 +57,7 @@ class FunctionTrainer:
     def sha256(self) -> str:
         return self.payload.sha256
 
-    def launcher(self, runtime: Runtime | Mapping[str, Any]) -> Launcher:
+    def launcher(self, runtime: Runtime | Mapping[str, Any]) -> FunctionLauncher:
         return launcher_for(_runtime_model(runtime))
 
     def command(self, runtime: Runtime | Mapping[str, Any]) -> list[str]:

@@ -4,6 +4,7 @@ registry and framework made of them (the framework itself knows no plugin)."""
 from functools import lru_cache
 
 from ..framework.framework import Framework
+from ..framework.ml_policy import ML_POLICIES
 from ..framework.registry import PluginRegistry, registry_of
 
 from .coscheduling import CoSchedulingPlugin
@@ -31,6 +32,10 @@ BUILTIN_PLUGINS = (
     RuntimeSnapshotPlugin,
 )
 
+# The built-in policies are known as soon as any plugin is, whichever registry renders (PlainML and the
+# function launcher read them even where a registry leaves their plugin out).
+for _plugin in BUILTIN_PLUGINS:
+    ML_POLICIES.claim(_plugin)
 
 
 def default_registry(*, include_entry_points: bool = True) -> PluginRegistry:

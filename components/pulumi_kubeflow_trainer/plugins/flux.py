@@ -13,6 +13,7 @@ from ..framework.errors import FieldError
 from ..framework.info import PodSet, RuntimeInfo
 from ..framework.interfaces import NO_FINDINGS, Verdict
 from ..framework.kube import Manifest, upsert_volume_mounts, upsert_volumes
+from ..framework.ml_policy import FunctionLauncher
 from . import flux_scripts as scripts
 from .objects import child_metadata
 
@@ -36,6 +37,10 @@ def curve_name(trainjob: TrainJob) -> str:
 
 class FluxPlugin:
     name: ClassVar[str] = NAME
+    ml_policy: ClassVar[str] = "flux"
+    leaves_trainer_to_plainml: ClassVar[bool] = True
+    # The command is joined into one string for `flux submit`, which would split the program.
+    function_launcher: ClassVar[FunctionLauncher] = FunctionLauncher("flux", refusal="a Flux runtime re-joins the command into one string")
 
     @staticmethod
     def applies_to(runtime: Runtime) -> bool:

@@ -15,6 +15,7 @@ NAME = "JAX"
 
 class JAXPlugin:
     name: ClassVar[str] = NAME
+    ml_policy: ClassVar[str] = "jax"
 
     @staticmethod
     def applies_to(runtime: Runtime) -> bool:

@@ -18,6 +18,7 @@ from ..framework.errors import FieldError, PluginError
 from ..framework.info import RuntimeInfo
 from ..framework.interfaces import NO_FINDINGS, Verdict
 from ..framework.kube import Manifest, upsert_env, upsert_volume_mounts, upsert_volumes
+from ..framework.ml_policy import FunctionLauncher
 from .objects import child_metadata, reserved_env_error
 
 NAME = "MPI"
@@ -71,6 +72,9 @@ def hostfile_name(trainjob: TrainJob) -> str:
 
 class MPIPlugin:
     name: ClassVar[str] = NAME
+    ml_policy: ClassVar[str] = "mpi"
+    # Ranks on the hosts of the hostfile this plugin mounts.
+    function_launcher: ClassVar[FunctionLauncher] = FunctionLauncher("mpirun", ("mpirun", "--hostfile", HOSTFILE_PATH))
 
     @staticmethod
     def applies_to(runtime: Runtime) -> bool:

@@ -1,4 +1,4 @@
-"""PlainML: node count and user env for runtimes without a torch, MPI or JAX policy."""
+"""PlainML: node count and user env for runtimes whose policy plugin leaves them to it (none, XGBoost, Flux)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from ..api.runtime import Runtime
 from ..api.trainjob import TrainJob
 from ..framework.info import RuntimeInfo
 from ..framework.kube import env_manifests, upsert_env
+from ..framework.ml_policy import ML_POLICIES, leaves_trainer_to_plainml
 
 NAME = "PlainML"
 
@@ -18,9 +19,9 @@ class PlainMLPlugin:
 
     @staticmethod
     def applies_to(runtime: Runtime) -> bool:
-        """Runtimes whose policy has no node-count plugin of its own (none, XGBoost, Flux)."""
-        policy = runtime.spec.ml_policy
-        return policy is None or not (policy.torch or policy.mpi or policy.jax)
+        """Runtimes without a policy, or whose policy's plugin declares `leaves_trainer_to_plainml`."""
+        plugin = ML_POLICIES.plugin_of(runtime)
+        return plugin is None or leaves_trainer_to_plainml(plugin)
 
     def enforce_ml_policy(self, info: RuntimeInfo, trainjob: TrainJob) -> None:
         if not self.applies_to(info.runtime):

@@ -13,6 +13,7 @@ from ..framework.errors import FieldError, PluginError
 from ..framework.info import PodSet, RuntimeInfo
 from ..framework.interfaces import NO_FINDINGS, Verdict
 from ..framework.kube import Manifest, env_manifests, field_ref_env, upsert_env, upsert_ports
+from ..framework.ml_policy import FunctionLauncher
 from . import torchtune
 from .objects import reserved_env_error
 
@@ -34,6 +35,9 @@ def resolve_num_proc_per_node(info: RuntimeInfo, trainjob: TrainJob) -> NumProcP
 
 class TorchPlugin:
     name: ClassVar[str] = NAME
+    ml_policy: ClassVar[str] = "torch"
+    # --no-python: torchrun execs `python -c <bootstrap> <args>` per process instead of `python <file>`.
+    function_launcher: ClassVar[FunctionLauncher] = FunctionLauncher("torchrun", ("torchrun", "--no-python"))
 
     @staticmethod
     def applies_to(runtime: Runtime) -> bool:

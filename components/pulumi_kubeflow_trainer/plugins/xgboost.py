@@ -20,6 +20,8 @@ RESERVED_ENV = ("DMLC_TRACKER_URI", "DMLC_TRACKER_PORT", "DMLC_TASK_ID", "DMLC_N
 
 class XGBoostPlugin:
     name: ClassVar[str] = NAME
+    ml_policy: ClassVar[str] = "xgboost"
+    leaves_trainer_to_plainml: ClassVar[bool] = True  # PlainML's env first, then the DMLC_* env
 
     @staticmethod
     def applies_to(runtime: Runtime) -> bool:
