@@ -6,7 +6,6 @@ from functools import lru_cache
 from ..framework.framework import Framework
 from ..framework.ml_policy import ML_POLICIES
 from ..framework.registry import PluginRegistry, registry_of
-
 from .coscheduling import CoSchedulingPlugin
 from .flux import FluxPlugin
 from .jax import JAXPlugin
