@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, Field, field_validator
+from pydantic import BeforeValidator, Field
 
 from .base import KubeModel, OpenKubeModel
 from .quantity import canonical
-from .rules import require_unique, rule_error
+from .rules import rule_error, unique_by
 
 
 def _quantity(value: Any) -> str:
@@ -95,24 +95,13 @@ class Container(OpenKubeModel):
     resources: ResourceRequirements | None = None
 
     # The list-maps of the CRD schema: a key may appear once (ports are keyed with their defaulted protocol).
-    @field_validator("env")
-    @classmethod
-    def _unique_env(cls, env: list[EnvVar] | None) -> list[EnvVar] | None:
-        require_unique(env, lambda var: var.name, "name")
-        return env
+    _unique_env = unique_by("name", "env")
 
-    @field_validator("volume_mounts")
-    @classmethod
-    def _unique_mounts(cls, mounts: list[VolumeMount] | None) -> list[VolumeMount] | None:
-        require_unique(mounts, lambda mount: mount.mount_path, "mountPath")
-        return mounts
+    _unique_mounts = unique_by("mount_path", "volume_mounts")
 
-    @field_validator("ports")
-    @classmethod
-    def _unique_ports(cls, ports: list[ContainerPort] | None) -> list[ContainerPort] | None:
-        key = lambda port: (port.container_port, (port.model_extra or {}).get("protocol") or "TCP")  # noqa: E731
-        require_unique(ports, key, "containerPort and protocol")
-        return ports
+    _unique_ports = unique_by(
+        lambda port: (port.container_port, (port.model_extra or {}).get("protocol") or "TCP"), "ports", key_name="containerPort and protocol"
+    )
 
 
 class Volume(OpenKubeModel):
@@ -127,11 +116,7 @@ class PodSpec(OpenKubeModel):
     resources: ResourceRequirements | None = None
     priority_class_name: str | None = None
 
-    @field_validator("containers", "init_containers", "volumes")
-    @classmethod
-    def _unique_names(cls, items: list[Any] | None) -> list[Any] | None:
-        require_unique(items, lambda item: item.name, "name")
-        return items
+    _unique_names = unique_by("name", "containers", "init_containers", "volumes")
 
 
 class PodTemplateSpec(KubeModel):

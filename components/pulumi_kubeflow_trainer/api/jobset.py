@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, model_validator
 
 from .base import KubeModel, OpenKubeModel
-from .rules import require_unique, rule_error
 from .core import Condition, ObjectMeta, PodTemplateSpec, TemplateMeta
+from .rules import rule_error, unique_by
 
 
 class JobSpec(OpenKubeModel):
@@ -34,11 +34,7 @@ class ReplicatedJob(KubeModel):
     depends_on: list[DependsOn] | None = Field(default=None, max_length=5)
     template: JobTemplateSpec
 
-    @field_validator("depends_on")
-    @classmethod
-    def _unique_dependencies(cls, items: list[DependsOn] | None) -> list[DependsOn] | None:
-        require_unique(items, lambda dependency: dependency.name, "name")
-        return items
+    _unique_dependencies = unique_by("name", "depends_on")
 
 
 class Network(KubeModel):
@@ -72,11 +68,7 @@ class JobSetSpec(KubeModel):
     ttl_seconds_after_finished: int | None = Field(default=None, ge=0)
     volume_claim_policies: list[VolumeClaimPolicy] | None = Field(default=None, max_length=50)
 
-    @field_validator("replicated_jobs")
-    @classmethod
-    def _unique_jobs(cls, jobs: list[ReplicatedJob] | None) -> list[ReplicatedJob] | None:
-        require_unique(jobs, lambda job: job.name, "name")
-        return jobs
+    _unique_jobs = unique_by("name", "replicated_jobs")
 
     @model_validator(mode="after")
     def _startup_policy_excludes_depends_on(self) -> JobSetSpec:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from .base import KubeModel
 from .core import EnvVar, LocalObjectReference, TemplateMeta, Volume, VolumeMount
-from .rules import require_unique
+from .rules import unique_by
 
 
 class SchedulingGate(KubeModel):
@@ -33,17 +33,9 @@ class ContainerPatch(KubeModel):
     volume_mounts: list[VolumeMount] | None = Field(default=None, max_length=128)
     security_context: dict[str, Any] | None = None
 
-    @field_validator("env")
-    @classmethod
-    def _unique_env(cls, env: list[EnvVar] | None) -> list[EnvVar] | None:
-        require_unique(env, lambda var: var.name, "name")
-        return env
+    _unique_env = unique_by("name", "env")
 
-    @field_validator("volume_mounts")
-    @classmethod
-    def _unique_mounts(cls, mounts: list[VolumeMount] | None) -> list[VolumeMount] | None:
-        require_unique(mounts, lambda mount: mount.name, "name")  # the CRD keys them by name (§7.11)
-        return mounts
+    _unique_mounts = unique_by("name", "volume_mounts")  # the CRD keys them by name (§7.11)
 
 
 class PodSpecPatch(KubeModel):
@@ -59,17 +51,7 @@ class PodSpecPatch(KubeModel):
     scheduling_gates: list[SchedulingGate] | None = Field(default=None, max_length=16)
     termination_grace_period_seconds: int | None = Field(default=None, ge=0)
 
-    @field_validator("volumes", "image_pull_secrets", "scheduling_gates")
-    @classmethod
-    def _named_and_unique(cls, items: list[Any] | None) -> list[Any] | None:
-        require_unique(items, lambda item: item.name, "name")
-        return items
-
-    @field_validator("containers", "init_containers")
-    @classmethod
-    def _unique_containers(cls, items: list[ContainerPatch] | None) -> list[ContainerPatch] | None:
-        require_unique(items, lambda item: item.name, "name")
-        return items
+    _unique_names = unique_by("name", "volumes", "image_pull_secrets", "scheduling_gates", "containers", "init_containers")
 
 
 class PodTemplatePatch(KubeModel):
@@ -94,11 +76,7 @@ class ReplicatedJobPatch(KubeModel):
 class JobSetSpecPatch(KubeModel):
     replicated_jobs: list[ReplicatedJobPatch] | None = Field(default=None, max_length=100)
 
-    @field_validator("replicated_jobs")
-    @classmethod
-    def _unique_jobs(cls, jobs: list[ReplicatedJobPatch] | None) -> list[ReplicatedJobPatch] | None:
-        require_unique(jobs, lambda job: job.name, "name")
-        return jobs
+    _unique_jobs = unique_by("name", "replicated_jobs")
 
 
 class JobSetTemplatePatch(KubeModel):

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
+from operator import attrgetter
 from typing import Any, TypeVar
 
+from pydantic import field_validator
+from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
 T = TypeVar("T")
@@ -41,6 +44,19 @@ def require_unique(items: Iterable[T] | None, key: Callable[[T], Any], key_name:
                 path=f"[{index}]",
             )
         seen.add(value)
+
+
+def unique_by(key: str | Callable[[Any], Any], *fields: str, key_name: str = "") -> Any:
+    """The field validator of list-map and set fields: `require_unique` on each of `fields`, keyed by an
+    attribute (`"mount_path"`, reported as `mountPath`) or by a function with its `key_name`."""
+    by = attrgetter(key) if isinstance(key, str) else key
+    name = key_name or (to_camel(key) if isinstance(key, str) else "key")
+
+    def unique(cls: type, items: Any) -> Any:
+        require_unique(items, by, name)
+        return items
+
+    return field_validator(*fields)(classmethod(unique))
 
 
 def known_api_version(value: str) -> str:

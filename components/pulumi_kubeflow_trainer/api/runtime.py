@@ -12,7 +12,7 @@ from . import constants as c
 from .base import KubeModel
 from .core import ObjectMeta
 from .jobset import JobSetTemplateSpec
-from .rules import known_api_version, require_unique, rule_error, show
+from .rules import known_api_version, require_unique, rule_error, show, unique_by
 
 MPI_IMPLEMENTATIONS_UPSTREAM = ("OpenMPI", "")
 MPI_IMPLEMENTATIONS_KEP = ("OpenMPI", "Intel", "MPICH", "")
@@ -40,11 +40,7 @@ class EnvInjectionTarget(KubeModel):
 class EnvInjection(KubeModel):
     targets: list[EnvInjectionTarget] | None = Field(default=None, max_length=16)
 
-    @field_validator("targets")
-    @classmethod
-    def _unique_jobs(cls, targets: list[EnvInjectionTarget] | None) -> list[EnvInjectionTarget] | None:
-        require_unique(targets, lambda target: target.job_name, "jobName")
-        return targets
+    _unique_jobs = unique_by("job_name", "targets")
 
 
 class TorchMLPolicySource(KubeModel):

@@ -10,17 +10,12 @@ from pydantic import Field, field_validator, model_validator
 from . import constants as c
 from .base import KubeModel
 from .core import Condition, EnvVar, LocalObjectReference, ObjectMeta, ResourceRequirements
-from .rules import known_api_version, require_unique, rule_error, show
 from .patches import RuntimePatch
+from .rules import known_api_version, rule_error, show, unique_by
 
 _RFC1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://.+$")
 MANAGED_BY_VALUES = (c.MANAGED_BY_TRAINER, c.MANAGED_BY_MULTIKUEUE)
-
-
-def _unique_env(env: list[EnvVar] | None) -> list[EnvVar] | None:
-    require_unique(env, lambda var: var.name, "name")
-    return env
 
 
 class RuntimeRef(KubeModel):
@@ -44,7 +39,7 @@ class InitializerSource(KubeModel):
             )
         return value
 
-    _env = field_validator("env")(classmethod(lambda cls, env: _unique_env(env)))
+    _unique_env = unique_by("name", "env")
 
 
 class DatasetInitializer(InitializerSource):
@@ -78,7 +73,7 @@ class Trainer(KubeModel):
                 raise rule_error(f"Too long: may not be more than 1048576 bytes, has {len(item)}", path=f"[{index}]")
         return items
 
-    _env = field_validator("env")(classmethod(lambda cls, env: _unique_env(env)))
+    _unique_env = unique_by("name", "env")
 
 
 class JobStatus(KubeModel):
@@ -115,17 +110,9 @@ class TrainJobStatus(KubeModel):
     jobs_status: list[JobStatus] | None = Field(default=None, max_length=100)
     trainer_status: TrainerStatus | None = None
 
-    @field_validator("conditions")
-    @classmethod
-    def _unique_types(cls, conditions: list[Condition] | None) -> list[Condition] | None:
-        require_unique(conditions, lambda condition: condition.type, "type")
-        return conditions
+    _unique_types = unique_by("type", "conditions")
 
-    @field_validator("jobs_status")
-    @classmethod
-    def _unique_jobs(cls, jobs: list[JobStatus] | None) -> list[JobStatus] | None:
-        require_unique(jobs, lambda job: job.name, "name")
-        return jobs
+    _unique_jobs = unique_by("name", "jobs_status")
 
 
 class TrainJobSpec(KubeModel):
@@ -147,11 +134,7 @@ class TrainJobSpec(KubeModel):
             )
         return value
 
-    @field_validator("runtime_patches")
-    @classmethod
-    def _unique_managers(cls, patches: list[RuntimePatch] | None) -> list[RuntimePatch] | None:
-        require_unique(patches, lambda patch: patch.manager, "manager")
-        return patches
+    _unique_managers = unique_by("manager", "runtime_patches")
 
 
 class TrainJob(KubeModel):
