@@ -23,6 +23,7 @@ def type_checking_imports() -> dict[str, str]:
 
 def test_type_checkers_see_every_export_from_the_module_that_serves_it() -> None:
     assert type_checking_imports() == package._EXPORTS
+    assert package.__all__ == sorted(package._EXPORTS), "__all__ is a literal list, so type checkers read it"
 
 
 def test_every_export_resolves_at_run_time() -> None:

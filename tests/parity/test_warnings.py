@@ -1,7 +1,7 @@
 """Warnings for checks upstream lacks, on the Pulumi component (the CLI and render() are tested in tests/plugins, tests/test_cli.py)."""
 
 import pulumi
-from pulumi_kubeflow_trainer import TrainJob, Trainer
+from pulumi_kubeflow_trainer import TrainerArgs, TrainJob
 from tests.builders import container, make_runtime
 from tests.resources.conftest import RecordingMocks
 
@@ -14,7 +14,7 @@ def test_the_component_logs_what_upstream_renders_but_a_check_warns_about(monkey
 
     @pulumi.runtime.test
     def program():
-        TrainJob("j", runtime=make_runtime("rt").torch().trainer(container(image=None)).build(), trainer=Trainer(num_nodes=1))
+        TrainJob("j", runtime=make_runtime("rt").torch().trainer(container(image=None)).build(), trainer=TrainerArgs(num_nodes=1))
 
     program()
     assert any("has no image" in m for m in seen), seen

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pulumi
 import pytest
 
-from pulumi_kubeflow_trainer import Trainer, TrainJob
+from pulumi_kubeflow_trainer import TrainerArgs, TrainJob
 from tests.functions.sample_functions import all_reduce_check
 
 from .conftest import settled
@@ -30,7 +30,7 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
 @pulumi.runtime.test
 def test_function_trainer_command_follows_the_runtime(mocks, case: Case):
-    trainer = Trainer.from_function(all_reduce_check, func_args={"expected_world_size": 4, "expected_nodes": 2}, num_nodes=2)
+    trainer = TrainerArgs.from_function(all_reduce_check, func_args={"expected_world_size": 4, "expected_nodes": 2}, num_nodes=2)
     job = TrainJob("fn", runtime_ref=case.runtime, trainer=trainer)
 
     def check(_):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pulumi
 import pytest
 
-from pulumi_kubeflow_trainer import ClusterTrainingRuntime, RuntimeCatalog, Trainer, TrainingRuntime, TrainJob, render
+from pulumi_kubeflow_trainer import ClusterTrainingRuntime, RuntimeCatalog, TrainerArgs, TrainingRuntime, TrainJob, render
 from pulumi_kubeflow_trainer.blueprints import bundled_runtime
 from pulumi_kubeflow_trainer.resources.children import JOBSET_IMMUTABLE_FIELDS
 import base64
@@ -100,7 +100,7 @@ def test_the_same_job_name_in_two_namespaces_does_not_collide(mocks):
 def test_an_output_valued_image_and_namespace_flow_into_the_jobset(mocks):
     image = pulumi.Output.from_input("registry.local/train:42")
     namespace = pulumi.Output.from_input("team-x")
-    job = TrainJob("mnist", runtime_ref="torch-distributed", namespace=namespace, trainer=Trainer(image=image, num_nodes=2))
+    job = TrainJob("mnist", runtime_ref="torch-distributed", namespace=namespace, trainer=TrainerArgs(image=image, num_nodes=2))
 
     def check(_):
         jobset = mocks.named("mnist-jobset").inputs
@@ -113,7 +113,7 @@ def test_an_output_valued_image_and_namespace_flow_into_the_jobset(mocks):
 
 @pulumi.runtime.test
 def test_the_ssh_private_key_is_secret_and_only_the_public_key_is_exported(mocks):
-    job = TrainJob("ds", runtime_ref="deepspeed-distributed", trainer=Trainer(num_nodes=2))
+    job = TrainJob("ds", runtime_ref="deepspeed-distributed", trainer=TrainerArgs(num_nodes=2))
     secret = job.resources["ds-mpi-ssh-auth"]
 
     async def check(values):
@@ -151,9 +151,9 @@ def test_queue_name_labels_the_jobset_and_multikueue_manages_it(mocks):
 @pytest.mark.parametrize(
     ("trainer", "want"),
     [
-        (Trainer(num_nodes=2**31), "spec.trainer.numNodes"),
-        (Trainer(num_proc_per_node=2**31), "spec.trainer.numProcPerNode"),
-        (Trainer(env={"PET_NNODES": "9"}), "reserved envs"),
+        (TrainerArgs(num_nodes=2**31), "spec.trainer.numNodes"),
+        (TrainerArgs(num_proc_per_node=2**31), "spec.trainer.numProcPerNode"),
+        (TrainerArgs(env={"PET_NNODES": "9"}), "reserved envs"),
     ],
     ids=["a node count beyond int32", "processes per node beyond int32", "a reserved torch env var"],
 )

@@ -1,16 +1,31 @@
-"""The Pulumi layer: thin components over `render()`."""
+"""The Pulumi layer: thin components over `render()`, and the types of their arguments."""
 
-from .args import DatasetInitializer, ModelInitializer, Trainer
-from .catalog import RuntimeCatalog
+from .args import (
+    DatasetInitializerArgs,
+    DatasetInitializerInput,
+    EnvArgs,
+    ModelInitializerArgs,
+    ModelInitializerInput,
+    TrainerArgs,
+    TrainerInput,
+)
+from .catalog import RuntimeCatalog, RuntimeInput
+from .completion import WaitFor
 from .runtime import ClusterTrainingRuntime, TrainingRuntime
 from .trainjob import TrainJob
 
 __all__ = [
     "ClusterTrainingRuntime",
-    "DatasetInitializer",
-    "ModelInitializer",
+    "DatasetInitializerArgs",
+    "DatasetInitializerInput",
+    "EnvArgs",
+    "ModelInitializerArgs",
+    "ModelInitializerInput",
     "RuntimeCatalog",
-    "Trainer",
+    "RuntimeInput",
     "TrainJob",
+    "TrainerArgs",
+    "TrainerInput",
     "TrainingRuntime",
+    "WaitFor",
 ]

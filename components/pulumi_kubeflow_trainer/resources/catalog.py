@@ -7,7 +7,7 @@ change what it renders.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ..api import constants as c
@@ -16,15 +16,17 @@ from ..api.runtime import ClusterTrainingRuntime, Runtime, TrainingRuntime
 from ..api.trainjob import TrainJob as TrainJobModel
 from ..framework.context import RenderContext
 from ..framework.errors import FieldError, RuntimeNotFoundError, TrainerError
-from ..rendering import Renderer
 from ..loading import parse
+from ..rendering import Renderer
 from .inputs import as_manifest
 from .runtime import RuntimeComponent, runtime_key
 
 RuntimeKey = tuple[str, str, str]
+RuntimeInput = RuntimeComponent | TrainingRuntime | ClusterTrainingRuntime | Mapping[str, Any] | str
+"""A runtime as TrainJobs and catalogs take it: a component, an API model, a manifest dict or YAML text."""
 
 
-def runtime_model(runtime: Any) -> Runtime:
+def runtime_model(runtime: RuntimeInput) -> Runtime:
     """A runtime component, an API model, or a manifest (dict or YAML text) as an API model."""
     if isinstance(runtime, (TrainingRuntime, ClusterTrainingRuntime)):
         return runtime
@@ -45,13 +47,13 @@ class RuntimeCatalog:
     `bundled=False`.
     """
 
-    def __init__(self, runtimes: Iterable[Any] = (), *, bundled: bool = True) -> None:
+    def __init__(self, runtimes: Iterable[RuntimeInput] = (), *, bundled: bool = True) -> None:
         self.bundled = bundled
         self._runtimes: dict[RuntimeKey, Runtime] = {}
         for runtime in runtimes:
             self.add(runtime)
 
-    def add(self, runtime: Any) -> Runtime:
+    def add(self, runtime: RuntimeInput) -> Runtime:
         """Adds a runtime; the same runtime twice is fine, two different specs under one name are not."""
         model = runtime_model(runtime)
         key = runtime_key(model)
@@ -114,7 +116,7 @@ class RuntimeCatalog:
         )
 
 
-def as_catalog(runtimes: RuntimeCatalog | Iterable[Any] | None) -> RuntimeCatalog:
+def as_catalog(runtimes: RuntimeCatalog | Iterable[RuntimeInput] | None) -> RuntimeCatalog:
     """The `runtimes=` argument of a TrainJob as a catalog: a catalog, a list of runtimes, or nothing."""
     if isinstance(runtimes, RuntimeCatalog):
         return runtimes

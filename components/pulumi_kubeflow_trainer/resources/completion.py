@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Literal, get_args
 
 import pulumi
 
 from ..status import compute_status
 
-WAIT_FOR = ("none", "completed")
+WaitFor = Literal["none", "completed"]
+WAIT_FOR: tuple[WaitFor, ...] = get_args(WaitFor)
 WAIT_FOR_ANNOTATION = "pulumi.com/waitFor"
 TIMEOUT_ANNOTATION = "pulumi.com/timeoutSeconds"
 

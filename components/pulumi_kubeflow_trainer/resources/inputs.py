@@ -16,7 +16,8 @@ def as_manifest(value: Any, what: str) -> dict[str, Any]:
     if value is None:
         return {}
     if isinstance(value, BaseModel) or hasattr(value, "to_manifest"):
-        return value.to_manifest()
+        manifest: dict[str, Any] = value.to_manifest()
+        return manifest
     if isinstance(value, Mapping):
         return dict(value)
     if isinstance(value, str):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 from pulumi.dynamic import CreateResult, DiffResult, Resource, ResourceProvider
@@ -57,9 +57,13 @@ class GeneratedKeyProvider(ResourceProvider):
 class GeneratedKey(Resource, module="kubeflow", name="GeneratedKey"):
     """A key pair of `kind` (`mpi-ssh`, `flux-curve`) for the TrainJob `trainjob` (namespace/name).
 
-    Outputs `private_key` (secret) and `public_key`, set by the SDK from the properties (not annotated
-    on the class: the SDK would resolve the annotations on every registration).
+    Outputs `private_key` (secret) and `public_key`, set by the SDK from the properties (declared for
+    type checkers only: the SDK would resolve class annotations on every registration).
     """
+
+    if TYPE_CHECKING:
+        private_key: pulumi.Output[str]
+        public_key: pulumi.Output[str]
 
     def __init__(self, name: str, kind: str, trainjob: pulumi.Input[str], opts: pulumi.ResourceOptions | None = None) -> None:
         if kind not in GENERATORS:

@@ -12,8 +12,14 @@ from typing import Any
 
 import pulumi
 
+from ..framework.errors import FieldError, TrainerError, TrainJobInvalidError
+
 _PREFIX = "pulumi-output://"
 _TOKEN = re.compile(re.escape(_PREFIX) + r"(\d+)\b")
+PLAIN_VALUE_NEEDED = (
+    "Invalid value: a Pulumi Output: this value decides what is rendered, so it must be known at preview; "
+    "pass a plain value (Outputs are for leaf values such as images, namespaces and env values)"
+)
 
 
 class Placeholders:
@@ -51,13 +57,30 @@ class Placeholders:
         parts = [self.outputs[index] for index in indices]
 
         def substitute(values: list[Any]) -> str:
-            lookup = dict(zip(indices, values))
+            lookup = dict(zip(indices, values, strict=True))  # one value per token found
             return _TOKEN.sub(lambda match: str(lookup[int(match.group(1))]), text)
 
         return pulumi.Output.all(*parts).apply(substitute)
 
     def is_token(self, value: Any) -> bool:
         return isinstance(value, str) and _PREFIX in value
+
+
+def explain_outputs(error: TrainerError) -> TrainerError:
+    """`error` without the internal tokens: a field refused because an Output stood where a plain value
+    decides the structure says so, under its field path; any other mention reads `<Pulumi Output>`."""
+    if _PREFIX not in str(error):
+        return error
+    if isinstance(error, TrainJobInvalidError):
+        return type(error)([_explained(field) for field in error.errors], warnings=error.warnings)
+    return TrainerError(_TOKEN.sub("<Pulumi Output>", str(error)))
+
+
+def _explained(field: FieldError) -> FieldError:
+    source = _TOKEN.sub("<Pulumi Output>", field.source)
+    if _PREFIX in field.message or _PREFIX in field.path:
+        return FieldError(_TOKEN.sub("<Pulumi Output>", field.path), PLAIN_VALUE_NEEDED, source)
+    return FieldError(field.path, field.message, source)
 
 
 def contains_output(value: Any) -> bool:

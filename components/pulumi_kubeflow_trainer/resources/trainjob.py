@@ -4,29 +4,31 @@ from __future__ import annotations
 
 import base64
 import functools
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 
 from ..api import constants as c
+from ..api.patches import RuntimePatch
 from ..api.runtime import Runtime, TrainingRuntime
 from ..api.trainjob import TrainJob as TrainJobModel
 from ..framework.context import ObjectIndex, RenderContext
 from ..framework.errors import TrainerError
-from ..rendering import Renderer
 from ..functions import FunctionTrainer
 from ..loading import parse
 from ..plugins.flux import curve_name
 from ..plugins.flux_scripts import format_curve_certificate
+from ..rendering import Renderer
 from ..ssh import SSHKeyPair
-from . import children
-from .catalog import RuntimeCatalog, as_catalog, runtime_model
-from .completion import WAIT_FOR, failure_hooks, trainjob_status, wait_annotations
+from . import children, kueue
+from .args import DatasetInitializerInput, ModelInitializerInput, TrainerInput
+from .catalog import RuntimeCatalog, RuntimeInput, as_catalog, runtime_model
+from .completion import WAIT_FOR, WaitFor, failure_hooks, trainjob_status, wait_annotations
 from .errors import invalid_input
 from .inputs import as_manifest, merge_into
 from .keys import FLUX_CURVE, MPI_SSH, GeneratedKey
-from .placeholders import Placeholders
+from .placeholders import Placeholders, explain_outputs
 from .record import RECORD, record_of, update_rules_hook
 from .runtime import TYPE_PREFIX
 
@@ -46,8 +48,8 @@ class TrainJob(pulumi.ComponentResource):
     never among other runtimes the program happens to declare.
 
     Attributes: `trainjob` (the TrainJob model), `resources` (the children by name), and the Outputs
-    `jobset_name`, `namespace`, `ssh_public_key`, `conditions`, `jobs_status`. None is annotated on the
-    class: the SDK resolves class annotations (strings here) on every registration.
+    `jobset_name`, `namespace`, `ssh_public_key`, `conditions`, `jobs_status`. They are declared for
+    type checkers only: the SDK resolves class annotations (strings here) on every registration.
 
     `__new__` parses and renders the TrainJob and registers the component; `__init__` registers the
     children. The SDK stores with every resource the call stack below the third `__init__` frame it
@@ -56,27 +58,41 @@ class TrainJob(pulumi.ComponentResource):
     `__new__`, the component has no such frame and stores no stack, as a bare `ComponentResource`
     does; its children, registered from `__init__`, store the stack of the user's `TrainJob(...)` call
     and its source position, as a JobSet registered directly would.
+
+    Values that decide what is rendered (the runtime, `runtime_ref`, `job_name`, counts, `suspend`,
+    `managed_by`) are plain values; leaf values of the manifest and the Args (images, `namespace`,
+    env values, storage URIs, secret names) may be Outputs.
     """
+
+    if TYPE_CHECKING:
+        trainjob: TrainJobModel
+        resources: dict[str, pulumi.Resource]
+        _placeholders: Placeholders
+        _runtime: Runtime
+        _warnings: list[str]
+        _children_to_register: tuple[str, list[dict[str, Any]], str | None, int, pulumi.ResourceHookBinding | None]
+        _ssh_key: GeneratedKey | None
+        _jobset: pulumi.CustomResource | None
 
     def __new__(
         cls,
         name: str,
-        manifest: Any = None,
+        manifest: TrainJobModel | Mapping[str, Any] | str | None = None,
         *,
-        runtime: Any = None,
-        runtimes: RuntimeCatalog | Iterable[Any] | None = None,
-        trainer: Any = None,
-        dataset: Any = None,
-        model: Any = None,
+        runtime: RuntimeInput | None = None,
+        runtimes: RuntimeCatalog | Iterable[RuntimeInput] | None = None,
+        trainer: TrainerInput | None = None,
+        dataset: DatasetInitializerInput | None = None,
+        model: ModelInitializerInput | None = None,
         runtime_ref: str | None = None,
-        runtime_patches: list[Any] | None = None,
+        runtime_patches: Sequence[RuntimePatch | Mapping[str, Any]] | None = None,
         job_name: str | None = None,
         namespace: pulumi.Input[str] | None = None,
         suspend: bool | None = None,
         managed_by: str | None = None,
         active_deadline_seconds: int | None = None,
         queue_name: str | None = None,
-        wait_for: str = "none",
+        wait_for: WaitFor = "none",
         wait_timeout_seconds: int = 24 * 3600,
         runtime_snapshot: bool = False,
         opts: pulumi.ResourceOptions | None = None,
@@ -101,8 +117,8 @@ class TrainJob(pulumi.ComponentResource):
             trainjob = self._parse(name, manifest, overrides, runtime, runtimes)
             manifests = self._render(trainjob, runtime_snapshot)
         except TrainerError as error:
-            raise invalid_input((TYPE, name), error) from None
-        self.trainjob: TrainJobModel = trainjob
+            raise invalid_input((TYPE, name), explain_outputs(error)) from None
+        self.trainjob = trainjob
         # The update rules compare this input with the one in the state, in a hook the engine also runs at preview.
         record = record_of(self._identity(), self._placeholders.reveal(trainjob.spec.to_manifest()))
         rules = pulumi.ResourceOptions(hooks=pulumi.ResourceHookBinding(before_update=[update_rules_hook()]))
@@ -113,32 +129,43 @@ class TrainJob(pulumi.ComponentResource):
         self._children_to_register = (name, manifests, queue_name, wait_timeout_seconds, jobset_hooks)
         return self
 
-    def __init__(self, *_args: Any, **_kwargs: Any) -> None:
-        """The children (the arguments were read by `__new__`)."""
-        self.resources: dict[str, pulumi.Resource] = self._register_children(*self._children_to_register)
-        del self._children_to_register
+    if not TYPE_CHECKING:  # type checkers take the signature from `__new__` only when no `__init__` is declared
+
+        def __init__(self, *_args: Any, **_kwargs: Any) -> None:
+            """The children (the arguments were read by `__new__`)."""
+            self.resources = self._register_children(*self._children_to_register)
+            del self._children_to_register
 
     def _failure_hooks(self, name: str, opts: pulumi.ResourceOptions | None) -> pulumi.ResourceHookBinding:
         """wait_for="completed": the JobSet's hooks that fail the `pulumi up` that saw it fail."""
         return failure_hooks(f"{_hook_prefix(name, opts)}:jobset-failed", self.trainjob.name, self.trainjob.to_manifest)
 
-    def _parse(self, name: str, manifest: Any, overrides: dict[str, Any], runtime: Any, runtimes: Any) -> TrainJobModel:
+    def _parse(
+        self, name: str, manifest: object, overrides: dict[str, Any], runtime: RuntimeInput | None,
+        runtimes: RuntimeCatalog | Iterable[RuntimeInput] | None,
+    ) -> TrainJobModel:
         """The TrainJob model, `self._runtime` resolved; a function trainer's command follows the runtime."""
         given = runtime_model(runtime) if runtime is not None else None
         function_trainer = overrides["spec.trainer"] if isinstance(overrides["spec.trainer"], FunctionTrainer) else None
         if function_trainer is not None:  # its command depends on the runtime's launcher: added once resolved
             overrides = {**overrides, "spec.trainer": None}
         document = _trainjob_document(manifest, name, overrides, given)
-        trainjob = parse(self._placeholders.hide(document), f"TrainJob {name}")
-        namespace_pending = self._placeholders.is_token(trainjob.metadata.namespace)
+        trainjob = self._parse_document(document, name)
+        namespace_pending = self._placeholders.is_token(trainjob.namespace)
         if given is None:
             self._runtime = as_catalog(runtimes).resolve(trainjob, namespace_pending=namespace_pending)
         else:
             self._runtime = _in_pending_namespace(given, trainjob) if namespace_pending else given
         if function_trainer is not None:
             merge_into(document, "spec.trainer", function_trainer.to_manifest(self._runtime))
-            trainjob = parse(self._placeholders.hide(document), f"TrainJob {name}")
-        return trainjob  # type: ignore[return-value]
+            trainjob = self._parse_document(document, name)
+        return trainjob
+
+    def _parse_document(self, document: dict[str, Any], name: str) -> TrainJobModel:
+        trainjob = parse(self._placeholders.hide(document), f"TrainJob {name}")
+        if not isinstance(trainjob, TrainJobModel):
+            raise TrainerError(f"TrainJob {name}: the manifest is a {trainjob.kind}, not a TrainJob")
+        return trainjob
 
     def _render(self, trainjob: TrainJobModel, runtime_snapshot: bool) -> list[dict[str, Any]]:
         context = RenderContext(
@@ -158,19 +185,26 @@ class TrainJob(pulumi.ComponentResource):
         jobset_hooks: pulumi.ResourceHookBinding | None,
     ) -> dict[str, pulumi.Resource]:
         registered: dict[str, pulumi.Resource] = {}
-        self._ssh_key: GeneratedKey | None = None
-        self._jobset: pulumi.CustomResource | None = None
+        self._ssh_key = None
+        self._jobset = None
         for manifest in manifests:
             manifest = self._with_generated_key(name, self._placeholders.reveal(manifest), registered)
             options = pulumi.ResourceOptions(parent=self, depends_on=list(registered.values()))
             if manifest["kind"] == "JobSet":
                 manifest = _label_and_annotate(manifest, queue_name, timeout if jobset_hooks else None)
+                manifest = kueue.without_suspend(manifest) if kueue.queue_of(manifest) else manifest
                 options.hooks = jobset_hooks
             child = children.child_name(name, self.trainjob.name, manifest)
-            registered[child] = children.register(child, manifest, options)
+            registered[child] = resource = children.register(child, manifest, options)
             if manifest["kind"] == "JobSet":
-                self._jobset = registered[child]
+                self._jobset = resource
+                queued = kueue.queued_children(name, resource, manifest, self._user_suspend(), pulumi.ResourceOptions(parent=self))
+                registered.update(queued)
         return registered
+
+    def _user_suspend(self) -> bool | None:
+        """`spec.suspend` when the TrainJob says it (argument or manifest), else None."""
+        return self.trainjob.spec.suspend if "suspend" in self.trainjob.spec.model_fields_set else None
 
     def _identity(self) -> pulumi.Input[str]:
         """`namespace/name` of the TrainJob: a new identity means new keys and no update rules. A plain
@@ -187,7 +221,8 @@ class TrainJob(pulumi.ComponentResource):
         if manifest.get("type") == "kubernetes.io/ssh-auth":
             self._ssh_key = key = GeneratedKey(f"{name}-ssh-key", MPI_SSH, self._identity(), pulumi.ResourceOptions(parent=self))
             registered[f"{name}-ssh-key"] = key
-            data = {"ssh-privatekey": pulumi.Output.secret(key.private_key.apply(_b64)), "ssh-publickey": key.public_key.apply(_b64)}
+            private: pulumi.Input[str | None] = key.private_key.apply(_b64)  # an Input: mypy cannot solve secret() for an Output
+            data = {"ssh-privatekey": pulumi.Output.secret(private), "ssh-publickey": key.public_key.apply(_b64)}
             return {**manifest, "data": data}
         if manifest["metadata"]["name"] == curve_name(self.trainjob):
             key = GeneratedKey(f"{name}-curve-key", FLUX_CURVE, self._identity(), pulumi.ResourceOptions(parent=self))
@@ -229,7 +264,8 @@ class TrainJob(pulumi.ComponentResource):
         if self._jobset is None:  # no JobSet rendered
             return pulumi.Output.from_input({})
         manifest = self.trainjob.to_manifest()
-        return self._jobset.status.apply(lambda live: trainjob_status(manifest, live))
+        live_status: pulumi.Output[Any] = self._jobset.status  # type: ignore[attr-defined]  # an output property the SDK sets
+        return live_status.apply(lambda live: trainjob_status(manifest, live))
 
 
 def _b64(text: str | None) -> str | None:
@@ -251,14 +287,14 @@ def _in_pending_namespace(runtime: Runtime, trainjob: TrainJobModel) -> Runtime:
     return runtime.model_copy(update={"metadata": metadata})
 
 
-def _trainjob_document(manifest: Any, name: str, overrides: dict[str, Any], runtime: Runtime | None) -> dict[str, Any]:
+def _trainjob_document(manifest: object, name: str, overrides: dict[str, Any], runtime: Runtime | None) -> dict[str, Any]:
     """The TrainJob manifest: `manifest`, then the keyword arguments over it, then the runtime reference."""
     document = as_manifest(manifest, f"TrainJob {name}")
     document.setdefault("apiVersion", c.API_VERSION_UPSTREAM)
     document.setdefault("kind", "TrainJob")
     document.setdefault("metadata", {}).setdefault("name", name)
     for path, value in overrides.items():
-        if isinstance(value, list):
+        if isinstance(value, (list, tuple)):
             value = [as_manifest(item, path) if not isinstance(item, str) else item for item in value]
         elif value is not None and not isinstance(value, (str, bool, int, pulumi.Output)):
             value = as_manifest(value, path)
