@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from importlib.metadata import version
-from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-Manifest = dict[str, Any]
+from ..framework.kube import Manifest
+
 Factory = Callable[[str, Manifest, pulumi.ResourceOptions], pulumi.CustomResource]
 
 # JobSet fields the JobSet webhook refuses to change on a live object: a change replaces the JobSet,

@@ -11,20 +11,15 @@ from ..api import constants as c
 from ..api.runtime import ClusterTrainingRuntime as ClusterRuntimeModel
 from ..api.runtime import Runtime
 from ..api.runtime import TrainingRuntime as RuntimeModel
+from ..framework.compiled import runtime_key as runtime_key  # the one key a runtimeRef finds runtimes by (catalog)
 from ..framework.errors import TrainerError
 from ..loading import parse
 from .children import observed_resource
-from .inputs import as_manifest, merge_into
 from .errors import invalid_input
+from .inputs import as_manifest, merge_into
 from .placeholders import contains_output
 
 TYPE_PREFIX = "kubeflow:trainer"
-
-
-def runtime_key(runtime: Runtime) -> tuple[str, str, str]:
-    """(kind, namespace, name): how a runtimeRef finds a runtime; cluster runtimes have no namespace."""
-    namespace = (runtime.metadata.namespace or "default") if isinstance(runtime, RuntimeModel) else ""
-    return (runtime.kind, namespace, runtime.name)
 
 
 class RuntimeComponent(pulumi.ComponentResource):
@@ -32,7 +27,7 @@ class RuntimeComponent(pulumi.ComponentResource):
     it when it is passed to them (`runtime=`, or `runtimes=` / a `RuntimeCatalog`)."""
 
     kind: ClassVar[str]
-    model_type: ClassVar[type]
+    model_type: ClassVar[type[ClusterRuntimeModel] | type[RuntimeModel]]
 
     model: Runtime
     runtime_name: pulumi.Output[str]
