@@ -1,6 +1,14 @@
-"""The error hierarchy. Bad input, in any form (YAML, dicts, models, Pulumi inputs), fails with a
-TrainerError that names where it is; misuse of the Python API itself (an argument of the wrong type)
-raises TypeError, as Python does."""
+"""The error hierarchy. Bad input to `load`, `render`, the components or the CLI, in any form (YAML,
+dicts, models, Pulumi inputs, or a value no manifest can be, such as `render(42)`), fails with a
+TrainerError that names where it is; so do a plugin that cannot do its work (PluginError), one that
+cannot be registered (PluginRegistrationError) and a function that cannot be shipped
+(functions.FunctionPackagingError).
+
+Outside the hierarchy: a call Python itself refuses (an unknown keyword, a missing argument: TypeError);
+at deploy time, where Pulumi reports it as the resource's error, an update the runtime-patch rules
+refuse (ValueError from the TrainJob's before_update hook) and a JobSet that failed while
+`wait_for="completed"` waited (RuntimeError); and a bug of this library or of a plugin, whatever it
+raises (the CLI prints it as an `internal error`)."""
 
 from __future__ import annotations
 
@@ -35,7 +43,7 @@ class FieldError:
 
 
 class TrainerError(Exception):
-    """Base of every error this library raises on bad input."""
+    """Base of the errors this library raises on bad input (the module docstring says what else escapes)."""
 
 
 class TrainJobInvalidError(TrainerError):
@@ -52,7 +60,9 @@ class RuntimeNotFoundError(TrainJobInvalidError):
 
 
 class ManifestError(TrainerError):
-    """A document that is not a TrainJob or runtime this library can read (YAML syntax, unknown kind)."""
+    """Input that is no manifest this library can read: YAML syntax, a document without apiVersion and
+    kind, the size limits, a value of no manifest's type (`render(42)`). A readable object of a kind it
+    does not read is a field error (TrainJobInvalidError, at `kind`)."""
 
 
 class BlueprintError(TrainerError):
@@ -68,7 +78,8 @@ class PluginError(TrainerError):
 
 
 class PluginRegistrationError(TrainerError):
-    """A plugin registry that would be ambiguous or empty (duplicate names, no extension point)."""
+    """A plugin that cannot be registered: no name, a name or mlPolicy key taken, no extension point, or
+    an ML-policy declaration that cannot work (framework.ml_policy)."""
 
 
 def error_lines(error: TrainerError) -> list[str]:
