@@ -73,7 +73,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(f"no cluster at {layout.root}")
         return 1
     healthy = True
-    for name in components.names(components.load()):
+    for name in components.names(components.load(state.get("optional", []))):
         pid = running_pid(layout, name)
         healthy &= pid is not None
         print(f"{name:24} {'running, pid ' + str(pid) if pid else 'stopped'}")
@@ -141,6 +141,9 @@ def parser() -> argparse.ArgumentParser:
                                             "crds/ of tools/fetch-reference)")
             sub.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for each step")
             sub.add_argument("--keep-on-failure", action="store_true", help="leave processes running if up fails")
+            sub.add_argument("--trainer-controller", dest="optional", action="append_const", const="trainer_controller",
+                             help="also run the Kubeflow Trainer controller manager v2.3.0 (tools/build-oracle builds "
+                                  "it; kept on for this dir's restarts)")
         if name == "down":
             sub.add_argument("--purge", action="store_true", help="also delete the cluster dir")
         if name == "kubectl":

@@ -27,19 +27,23 @@ def cmd_up(args: argparse.Namespace) -> int:
     t0 = time.monotonic()
     layout = Layout(Path(args.dir))
     layout.make()
-    parts = components.load()
+    state = layout.load()
+    # Opt-in components stay on for a dir first started with them (a restart keeps what it had).
+    optional = sorted(set(getattr(args, "optional", None) or []) | set(state.get("optional", [])))
+    parts = components.load(optional)
     bin_dir = find_bin(args.bin, components.binaries(parts))
     if already_up(layout, parts):
         print(layout.kubeconfig)
         return 0
     crds = crds_dir(args.crds)
-    state = layout.load()
+    state["optional"] = optional
     cluster = prepare(layout, state, bin_dir, parts, args)
     phases: dict[str, float] = {}
     try:
-        start_all(cluster, parts, phases)
+        start_all(cluster, [part for part in parts if not part.after_crds], phases)
         timed(phases, "crds", lambda: install_crds(cluster.kubectl, crds, args.timeout))
         timed(phases, "nodes", lambda: create_nodes(cluster.kubectl, args.nodes, args.timeout))
+        start_all(cluster, [part for part in parts if part.after_crds], phases, "after crds")
         timed(phases, "settle", lambda: settle_all(cluster, parts))
     except BaseException:
         if not args.keep_on_failure:
@@ -80,9 +84,9 @@ def prepare(layout: Layout, state: dict[str, Any], bin_dir: Path, parts: list[Co
     return cluster
 
 
-def start_all(cluster: Cluster, parts: list[Component], phases: dict[str, float]) -> None:
+def start_all(cluster: Cluster, parts: list[Component], phases: dict[str, float], phase: str = "controllers") -> None:
     """Start the components in order. A gate is awaited before the next starts (its phase is named
-    after it); the others of a run of non-gates are awaited together after it (phase `controllers`)."""
+    after it); the others of a run of non-gates are awaited together after it (phase `phase`)."""
     mark, pending = time.monotonic(), []
     for component in parts:
         start(cluster.layout, component.name, [cluster.binary(component.binary), *component.args(cluster)],
@@ -94,7 +98,7 @@ def start_all(cluster: Cluster, parts: list[Component], phases: dict[str, float]
             mark, pending = time.monotonic(), []
     if pending:
         wait_healthy(cluster, pending)
-        phases["controllers"] = time.monotonic() - mark
+        phases[phase] = time.monotonic() - mark
 
 
 def wait_healthy(cluster: Cluster, parts: list[Component]) -> None:

@@ -20,10 +20,17 @@ START_ORDER = (
     "kwok",
     "jobset",
 )
+# Opt-in components (`tools/cluster up --trainer-controller`): started after START_ORDER's when asked for
+# (or when the cluster dir was first started with them), in this order.
+OPTIONAL = ("trainer_controller",)
 
 
-def load() -> list[Component]:
-    return [importlib.import_module(f"{__name__}.{module}").COMPONENT for module in START_ORDER]
+def load(optional: tuple[str, ...] | list[str] = ()) -> list[Component]:
+    unknown = set(optional) - set(OPTIONAL)
+    if unknown:
+        raise ValueError(f"unknown optional components: {sorted(unknown)}")
+    modules = [*START_ORDER, *(module for module in OPTIONAL if module in optional)]
+    return [importlib.import_module(f"{__name__}.{module}").COMPONENT for module in modules]
 
 
 def names(components: list[Component]) -> list[str]:

@@ -23,6 +23,8 @@ class Component:
     ports: tuple[str, ...] = ()  # the loopback ports it listens on, picked per cluster (cluster.ports[name])
     gate = False  # the next component starts only once this one is healthy
     serves_webhooks = False  # gets DIR/pki/<name>-webhook with a cert for 127.0.0.1 (pki.webhook_cert_dir)
+    optional = False  # in OPTIONAL (components/__init__.py): runs only when `up` is asked for it
+    after_crds = False  # started after the CRDs and nodes (its informers need the CRDs at start)
 
     def configure(self, cluster: Cluster) -> None:
         """Write its config files under DIR/config (the PKI and kubeconfig exist by then)."""
