@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from .api.runtime import ClusterTrainingRuntime, Runtime, TrainingRuntime
 from .framework.errors import BlueprintError, TrainerError
-from .loading import load
+from .loading import load, parse
 
 
 def runtimes_dir() -> Path:
@@ -17,6 +19,18 @@ def runtimes_dir() -> Path:
     if checkout.is_dir():
         return checkout
     return Path(str(resources.files(__package__) / "runtimes"))
+
+
+def runtime_model(runtime: Runtime | Mapping[str, Any], error: type[TrainerError] = TrainerError) -> Runtime:
+    """A runtime model as it is, or a runtime manifest read into one (every CRD rule checked); anything
+    else raises `error` (the caller's kind of TrainerError)."""
+    if isinstance(runtime, (TrainingRuntime, ClusterTrainingRuntime)):
+        return runtime
+    model = parse(runtime, "runtime") if isinstance(runtime, Mapping) else None
+    if isinstance(model, (TrainingRuntime, ClusterTrainingRuntime)):
+        return model
+    got = f"a {model.kind}" if model is not None else f"{runtime!r:.80}"
+    raise error(f"runtime: expected a TrainingRuntime or ClusterTrainingRuntime, got {got}")
 
 
 def load_runtime_file(path: Path) -> Runtime:

@@ -8,7 +8,7 @@ from .launcher import MPI_HOSTFILE, FunctionLauncher, Launcher, bootstrap_progra
 from .payload import MAX_ENCODED_BYTES, FunctionPayload, json_arguments
 from .resources import resource_name, resources_per_node
 from .source import FunctionPackagingError, FunctionSource, ShippedModule, function_source, module_source
-from .trainer import FunctionTrainer, trainer_for_runtime
+from .trainer import FunctionTrainer, env_list, trainer_for_runtime
 
 __all__ = [
     "MAX_ENCODED_BYTES",
@@ -21,6 +21,7 @@ __all__ = [
     "Launcher",
     "ShippedModule",
     "bootstrap_program",
+    "env_list",
     "function_source",
     "json_arguments",
     "launcher_command",

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from ..api.runtime import ClusterTrainingRuntime, Runtime, TrainingRuntime
+from ..api.runtime import Runtime
+from ..blueprints import runtime_model
 from .launcher import FunctionLauncher, launcher_command, launcher_for
 from .payload import FunctionPayload
 from .resources import resources_per_node as expand_resources
@@ -58,7 +59,7 @@ class FunctionTrainer:
         return self.payload.sha256
 
     def launcher(self, runtime: Runtime | Mapping[str, Any]) -> FunctionLauncher:
-        return launcher_for(_runtime_model(runtime))
+        return launcher_for(runtime_model(runtime, FunctionPackagingError))
 
     def command(self, runtime: Runtime | Mapping[str, Any]) -> list[str]:
         return launcher_command(self.launcher(runtime))
@@ -72,7 +73,7 @@ class FunctionTrainer:
         if self.image is not None:
             manifest["image"] = self.image
         if self.env is not None:
-            manifest["env"] = _env_list(self.env)
+            manifest["env"] = env_list(self.env)
         if self.num_nodes is not None:
             manifest["numNodes"] = self.num_nodes
         if self.num_proc_per_node is not None:
@@ -92,19 +93,8 @@ def _require_count(name: str, value: Any) -> None:
         raise FunctionPackagingError(f"{name}: expected a whole number of at least 1, got {value!r}")
 
 
-def _env_list(env: EnvInput) -> list[dict[str, Any]]:
+def env_list(env: EnvInput) -> list[dict[str, Any]]:
+    """`{"NAME": value}` or a list of EnvVar dicts, as the list of EnvVar dicts `env` is in a manifest."""
     if isinstance(env, Mapping):
         return [{"name": name, "value": value} for name, value in env.items()]
     return [dict(var) for var in env]
-
-
-def _runtime_model(runtime: Runtime | Mapping[str, Any]) -> Runtime:
-    if isinstance(runtime, (TrainingRuntime, ClusterTrainingRuntime)):
-        return runtime
-    if isinstance(runtime, Mapping):
-        from ..loading import parse
-
-        model = parse(runtime, "runtime")
-        if isinstance(model, (TrainingRuntime, ClusterTrainingRuntime)):
-            return model
-    raise FunctionPackagingError(f"runtime: expected a TrainingRuntime or ClusterTrainingRuntime, got {runtime!r:.80}")

@@ -15,7 +15,7 @@ import pulumi
 
 from ..api import trainjob as api
 from ..framework.errors import FieldError, TrainJobInvalidError
-from ..functions import FunctionTrainer
+from ..functions import FunctionTrainer, env_list
 
 EnvArgs = Mapping[str, pulumi.Input[str]] | Sequence[Mapping[str, Any]]
 """`{"NAME": value}` (values may be Outputs), or a list of Kubernetes EnvVar dicts (`valueFrom`, ...)."""
@@ -25,9 +25,7 @@ def _env(env: EnvArgs | None, path: str) -> list[Any] | None:
     if env is None:
         return None
     _refuse_output(env, path)
-    if isinstance(env, Mapping):
-        return [{"name": name, "value": value} for name, value in env.items()]
-    return [dict(var) for var in env]
+    return env_list(env)
 
 
 def _list(items: Sequence[pulumi.Input[str]] | None, path: str) -> list[pulumi.Input[str]] | None:

@@ -14,9 +14,9 @@ from ..api import constants as c
 from ..api.rules import show
 from ..api.runtime import ClusterTrainingRuntime, Runtime, TrainingRuntime
 from ..api.trainjob import TrainJob as TrainJobModel
+from ..blueprints import runtime_model as model_of
 from ..framework.context import RenderContext
 from ..framework.errors import FieldError, RuntimeNotFoundError, TrainerError
-from ..loading import parse
 from ..rendering import Renderer
 from .inputs import as_manifest
 from .runtime import RuntimeComponent, runtime_key
@@ -28,14 +28,11 @@ RuntimeInput = RuntimeComponent | TrainingRuntime | ClusterTrainingRuntime | Map
 
 def runtime_model(runtime: RuntimeInput) -> Runtime:
     """A runtime component, an API model, or a manifest (dict or YAML text) as an API model."""
-    if isinstance(runtime, (TrainingRuntime, ClusterTrainingRuntime)):
-        return runtime
     if isinstance(runtime, RuntimeComponent):
         return runtime.model
-    model = parse(as_manifest(runtime, "runtime"), "runtime")
-    if not isinstance(model, (TrainingRuntime, ClusterTrainingRuntime)):
-        raise TrainerError(f"runtime: expected a TrainingRuntime or ClusterTrainingRuntime, got a {model.kind}")
-    return model
+    if isinstance(runtime, (TrainingRuntime, ClusterTrainingRuntime)):
+        return runtime
+    return model_of(as_manifest(runtime, "runtime"))
 
 
 class RuntimeCatalog:
