@@ -15,11 +15,12 @@ from ..api.rules import show
 from ..api.runtime import ClusterTrainingRuntime, Runtime, TrainingRuntime
 from ..api.trainjob import TrainJob as TrainJobModel
 from ..blueprints import runtime_model as model_of
+from ..framework.compiled import runtime_key
 from ..framework.context import RenderContext
 from ..framework.errors import FieldError, RuntimeNotFoundError, TrainerError
 from ..rendering import Renderer
 from .inputs import as_manifest
-from .runtime import RuntimeComponent, runtime_key
+from .runtime import RuntimeComponent
 
 RuntimeKey = tuple[str, str, str]
 RuntimeInput = RuntimeComponent | TrainingRuntime | ClusterTrainingRuntime | Mapping[str, Any] | str
