@@ -15,6 +15,7 @@ import yaml
 from pulumi_kubeflow_trainer.api import constants as c
 from pulumi_kubeflow_trainer.cli import main
 from pulumi_kubeflow_trainer.status import timestamp
+from pulumi_kubeflow_trainer.yamlio import dump_all
 
 from tests.builders import container, make_runtime, make_trainjob, replicated_job
 
@@ -315,7 +316,17 @@ def test_a_file_that_is_not_utf8_is_reported_with_its_byte(capsys: pytest.Captur
 
 def test_rendered_strings_stay_strings_for_kubectl(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     runtime = make_runtime("rt").torch().trainer().obj()
-    trainjob = make_trainjob("team", "job").runtime_ref("rt").env(EXPONENT="1e3", OCTAL="0o17").obj()
-    code, out, _ = run(capsys, "render", "-f", write(tmp_path / "all.yaml", runtime, trainjob))
+    trainjob = make_trainjob("team", "job").runtime_ref("rt").env(EXPONENT="1e3", OCTAL="0o17", YES="y").obj()
+    (tmp_path / "all.yaml").write_text(dump_all([runtime, trainjob]))
+    code, out, _ = run(capsys, "render", "-f", str(tmp_path / "all.yaml"))
     assert code == 0
-    assert "value: '1e3'" in out and "value: '0o17'" in out
+    assert "value: '1e3'" in out and "value: '0o17'" in out and "value: 'y'" in out
+
+
+def test_an_unquoted_exponent_where_a_string_belongs_is_refused_as_kubectl_would_send_a_number(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    runtime = make_runtime("rt").torch().trainer().obj()
+    trainjob = make_trainjob("team", "job").runtime_ref("rt").env(EXPONENT="1e3").obj()
+    code, _, err = run(capsys, "render", "-f", write(tmp_path / "all.yaml", runtime, trainjob))  # PyYAML writes 1e3 plain
+    assert code == 1 and "spec.trainer.env[0].value" in err

@@ -34,7 +34,7 @@ from pulumi_kubeflow_trainer.framework.errors import TrainerError, TrainJobInval
 from pulumi_kubeflow_trainer.rendering import render
 from pulumi_kubeflow_trainer.ssh import seeded_key_generator
 from pulumi_kubeflow_trainer.status import compute_status
-from pulumi_kubeflow_trainer.yamlio import MAX_INPUT, MAX_VALUES, dump_all, load_documents
+from pulumi_kubeflow_trainer.yamlio import MAX_INPUT, MAX_VALUES, dump_all, load_documents, plain_key, plain_scalar
 
 from tests.builders import make_trainjob
 
@@ -312,12 +312,20 @@ def _as_model(document: dict[str, Any]) -> Any:
 # Running a case and judging the outcome.
 # A file or text position, a document, or the object's kind/name (a dict has no file).
 LOCATED = re.compile(r"^(?:YAML|document \d+|[^\s:]+:\d+:\d+|\S+\.ya?ml|[\w.?-]+/[^\s:]*[:\s])")
-# PyYAML's SafeLoader, with timestamps as strings: what documents were before (the oracle for valid YAML).
+class _Plain(str):
+    """A plain scalar's text, resolved below as sigs.k8s.io/yaml resolves it (tests/test_loading.py pins that rule)."""
+
+
+# PyYAML's SafeLoader for the structure (documents, anchors, merge keys), with plain scalars left as
+# text: what documents are built of, the oracle for valid YAML.
 class _PyYAML(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    pass
+    def resolve(self, kind: Any, value: str, implicit: tuple[bool, bool]) -> str:
+        if kind is yaml.ScalarNode and implicit[0] and value != "<<":
+            return "!plain"
+        return str(super().resolve(kind, value, implicit))
 
 
-_PyYAML.add_constructor("tag:yaml.org,2002:timestamp", _PyYAML.construct_yaml_str)
+_PyYAML.add_constructor("!plain", lambda loader, node: _Plain(node.value))
 
 
 @dataclass
@@ -386,10 +394,12 @@ def _json_keys(value: Any) -> Any:
         return {_json_key(key): _json_keys(item) for key, item in value.items()}
     if isinstance(value, list):
         return [_json_keys(item) for item in value]
-    return value
+    return plain_scalar(str(value)) if type(value) is _Plain else value
 
 
 def _json_key(key: Any) -> Any:
+    if type(key) is _Plain:
+        return plain_key(str(key))
     return ("true" if key else "false") if type(key) is bool else str(key) if type(key) is int else key
 
 

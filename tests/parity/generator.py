@@ -42,13 +42,12 @@ class Raw(str):
 
 # ----------------------------------------------------------------------------------------- values
 
-# Unquoted exponents without a dot (`1e9`) are left out: our YAML reader takes them for strings, where
-# sigs.k8s.io/yaml reads numbers (tests/test_loading.py keeps that open difference as a strict xfail).
+# Raw forms are what go-yaml reads differently from PyYAML: `2e0` and `0x2` are numbers, `09` a decimal.
 CPU_FORMS: tuple[Any, ...] = (1, 2, 4, "1", "2", "500m", "1500m", "0.5", "1.5", "2.0", "+2", ".5", "1e3m",
-                              "2000m", "0", 2.0, Raw("2.0"), "3", 8, "1e0", "+1e3m")
+                              "2000m", "0", 2.0, Raw("2.0"), "3", 8, "1e0", "+1e3m", Raw("2e0"), Raw("0x2"), Raw("04"))
 FRACTION_FORMS: tuple[Any, ...] = (1.5, 0.5, Raw("1.5"))  # numbers the CRD refuses (int-or-string): now and then
 MEMORY_FORMS: tuple[Any, ...] = ("1Gi", "512Mi", "2G", "1e9", "1.5Gi", "1024Ki", "1E3", 1073741824, "0.5Gi",
-                                 "100M", "1Ti", "3Gi", 1.5e9, "123456789", "0100Mi", "1.5E9")
+                                 "100M", "1Ti", "3Gi", 1.5e9, "123456789", "0100Mi", "1.5E9", Raw("1e9"), Raw("1.5E9"), Raw("09"))
 GPU_FORMS: tuple[Any, ...] = (1, 2, 4, 8, "1", "2", 0, "0", "1.5", "500m", 1.0, Raw("2"), 3)
 GPU_NAMES = ("nvidia.com/gpu", "nvidia.com/gpu", "amd.com/gpu", "example.com/GPU")
 
