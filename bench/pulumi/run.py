@@ -133,6 +133,8 @@ def component_floor_program(count: int, render_dir: str) -> Callable[[], None]:
 
 
 VARIANTS = [Variant("direct", direct_program), Variant("trainjob", trainjob_program), Variant("floor", component_floor_program)]
+# `--before DIR`: the TrainJob program on another checkout's components/, in the same rounds.
+BEFORE = Variant("before", trainjob_program)
 
 
 def new_stack(root: Path, bin_dir: Path, program: Callable[[], None]):  # -> auto.Stack
@@ -155,6 +157,7 @@ def new_stack(root: Path, bin_dir: Path, program: Callable[[], None]):  # -> aut
 class Timing:
     wall: float  # seconds, what the user waits
     cpu: float  # CPU seconds of this process (the inline program) and the engine's processes
+    state: int = 0  # bytes of the stack's state (JSON) after the operation: the engine rewrites it on every step
 
 
 def cpu_seconds() -> float:
@@ -183,27 +186,44 @@ def measure(variant: Variant, count: int, bin_dir: Path) -> dict[str, Timing]:
         }
         changes = stack.preview(**quiet).change_summary
         assert set(changes) <= {"same"}, f"{variant.name} N={count}: the last preview must change nothing: {changes}"
-        return timings
+        state = len(json.dumps(stack.export_stack().deployment))
+        return {op: Timing(timing.wall, timing.cpu, state if op != "preview" else 0) for op, timing in timings.items()}
 
 
 def best(rounds: list[dict[str, Timing]]) -> dict[str, Timing]:
     """Per operation, the least wall time and the least CPU time over the rounds."""
-    return {op: Timing(min(r[op].wall for r in rounds), min(r[op].cpu for r in rounds)) for op in OPERATIONS}
+    return {
+        op: Timing(min(r[op].wall for r in rounds), min(r[op].cpu for r in rounds), rounds[0][op].state) for op in OPERATIONS
+    }
 
 
-def ratio(results: dict[str, dict[str, Timing]], variant: str, op: str) -> str:
+def ratio(results: dict[str, dict[str, Timing]], variant: str, op: str, *, time: bool = True) -> str:
     direct, measured = results["direct"][op], results[variant][op]
+    if not time:
+        return f"{measured.wall / direct.wall:.2f}x (CPU {measured.cpu / direct.cpu:.2f}x)"
     return f"{measured.wall:.2f} s = **{measured.wall / direct.wall:.2f}x** (CPU {measured.cpu / direct.cpu:.2f}x)"
 
 
-def report(count: int, results: dict[str, dict[str, Timing]]) -> str:
-    """One row: per operation, the direct program's time, the TrainJob program's and its ratio, and the
-    ratio of the one-empty-component-per-JobSet floor."""
+def columns(variants: list[str]) -> list[str]:
+    """Per operation: the direct program's time, then each other program's ratio to it."""
+    names = {"trainjob": "TrainJob", "floor": "floor", "before": "TrainJob before"}
+    return [f"{op}: direct" if name == "direct" else names[name] for op in OPERATIONS for name in variants]
+
+
+def report(count: int, results: dict[str, dict[str, Timing]], variants: list[str]) -> str:
+    """One row: per operation, the direct program's time, the TrainJob program's and its ratio, the ratio
+    of the one-empty-component-per-JobSet floor (and of the TrainJob program before, with --before)."""
     cells = [
-        f"{results['direct'][op].wall:.2f} s | {ratio(results, 'trainjob', op)} | {results['floor'][op].wall / results['direct'][op].wall:.2f}x"
+        f"{results['direct'][op].wall:.2f} s" if name == "direct" else ratio(results, name, op, time=name == "trainjob")
         for op in OPERATIONS
+        for name in variants
     ]
     return f"| {count} | " + " | ".join(cells) + " |"
+
+
+def state_sizes(count: int, results: dict[str, dict[str, Timing]], variants: list[str]) -> str:
+    sizes = ", ".join(f"{name} {results[name]['up'].state / 1000:.0f} kB" for name in variants)
+    return f"N = {count}, state after up: {sizes}"
 
 
 def measure_in_subprocess(variant: str, count: int, library: Path | None) -> dict[str, Timing]:
@@ -222,14 +242,14 @@ def measure_here(variant_name: str, count: int) -> None:
     bin_dir = find_engine_bin()
     if bin_dir is None:
         sys.exit("no Pulumi toolchain: run tools/bootstrap (or set PULUMI_KFT_BIN)")
-    variant = next(variant for variant in VARIANTS if variant.name == variant_name)
+    variant = next(variant for variant in [*VARIANTS, BEFORE] if variant.name == variant_name)
     # Every variant starts with the same modules loaded (the direct one renders its JobSets with the
     # library): the timings are the programs', not one-off imports (~0.5 s for this library).
     import pulumi_kubeflow_trainer.resources  # noqa: F401
     import pulumi_kubernetes  # noqa: F401
 
     timings = measure(variant, count, bin_dir)
-    print(json.dumps({op: [timing.wall, timing.cpu] for op, timing in timings.items()}))
+    print(json.dumps({op: [timing.wall, timing.cpu, timing.state] for op, timing in timings.items()}))
 
 
 def main() -> None:
@@ -237,6 +257,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 20, 100])
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--library", type=Path, default=None, help="a checkout whose components/ to benchmark")
+    parser.add_argument("--before", type=Path, default=None, help="also the TrainJob program on this checkout's components/, in the same rounds")
     parser.add_argument("--measure", nargs=2, metavar=("VARIANT", "N"), help=argparse.SUPPRESS)  # one child run
     args = parser.parse_args()
     import_library(args.library)
@@ -246,15 +267,22 @@ def main() -> None:
         return
     import pulumi_kubeflow_trainer
 
-    print(f"library: {Path(pulumi_kubeflow_trainer.__file__).parent}", flush=True)
-    header = " | ".join(f"{op}: direct | TrainJob | floor" for op in OPERATIONS)
-    print(f"| N | {header} |\n|" + " --- |" * 10, flush=True)
+    print(f"library: {Path(pulumi_kubeflow_trainer.__file__).parent}" + (f", before: {args.before}" if args.before else ""), flush=True)
+    variants = [*VARIANTS, BEFORE] if args.before else VARIANTS
+    names = [variant.name for variant in variants]
+    header = columns(names)
+    print(f"| N | {' | '.join(header)} |\n|" + " --- |" * (len(header) + 1), flush=True)
+    sizes = []
     for count in args.sizes:
-        rounds: dict[str, list[dict[str, Timing]]] = {variant.name: [] for variant in VARIANTS}
+        rounds: dict[str, list[dict[str, Timing]]] = {name: [] for name in names}
         for _ in range(args.repeat):
-            for variant in VARIANTS:
-                rounds[variant.name].append(measure_in_subprocess(variant.name, count, args.library))
-        print(report(count, {name: best(values) for name, values in rounds.items()}), flush=True)
+            for variant in variants:
+                library = args.before if variant is BEFORE else args.library
+                rounds[variant.name].append(measure_in_subprocess(variant.name, count, library))
+        results = {name: best(values) for name, values in rounds.items()}
+        print(report(count, results, names), flush=True)
+        sizes.append(state_sizes(count, results, names))
+    print("\n".join(sizes))
 
 
 if __name__ == "__main__":
