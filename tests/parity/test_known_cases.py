@@ -59,6 +59,8 @@ CASES = {
         "renders"),
     "an empty resourcesPerNode.limits is dropped": ([runtime(jobs=[node_job(image="i")]), trainjob(resourcesPerNode={"limits": {}})], "renders"),
     "Flux without spec.trainer.numNodes panics upstream; we refuse": ([runtime(policy={"flux": {}}, jobs=[node_job(image="i")]), trainjob()], "panics"),
+    # Issue 12: plugins may add mlPolicy keys; one no plugin claims is still refused, as the CRD refuses it.
+    "an mlPolicy key the CRD lacks is refused": ([runtime(policy={"paddle": {}}, jobs=[node_job(image="i")]), trainjob(numNodes=1)], "refuses"),
 }
 
 
