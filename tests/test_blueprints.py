@@ -11,7 +11,6 @@ from pulumi_kubeflow_trainer.blueprints import bundled_runtime, bundled_runtimes
 from pulumi_kubeflow_trainer.framework.errors import BlueprintError
 from pulumi_kubeflow_trainer.ssh import seeded_key_generator
 from pulumi_kubeflow_trainer.yamlio import dump_all
-
 from tests.builders import TrainJobBuilder, by_kind, canonical_quantities, make_runtime, make_trainjob, render_one
 
 BUNDLED = sorted(runtimes_dir().glob("*.yaml"))

@@ -6,12 +6,12 @@ import os
 import re
 import subprocess
 import sys
-import tomllib
 import zipfile
 from email.parser import Parser
 from pathlib import Path
 
 import pytest
+import tomllib
 from packaging.requirements import Requirement
 
 from .conftest import REPO

@@ -63,9 +63,10 @@ def test_the_readme_examples_pass_mypy_strict_against_the_published_types(tmp_pa
 def test_the_check_sees_real_types_not_any(tmp_path: Path) -> None:
     """The same check fails on a wrong argument, so the types it passes are not Any."""
     wrong = (
-        "from pulumi_kubeflow_trainer import TrainerArgs, TrainJob\n"
+        "from pulumi_kubeflow_trainer import ClusterTrainingRuntime, TrainerArgs, TrainJob\n"
         'TrainJob("j", runtime_ref="torch-distributed", wait_for="finished", trainer=TrainerArgs(num_nodes="2"))\n'
         "reveal_type(TrainerArgs.from_function)\n"
+        'reveal_type(ClusterTrainingRuntime.bundled("torch-distributed", deploy=True))\n'
     )
     (tmp_path / "wrong.py").write_text(wrong, encoding="utf-8")
     result = user_side_mypy(tmp_path, "wrong.py")
@@ -73,3 +74,4 @@ def test_the_check_sees_real_types_not_any(tmp_path: Path) -> None:
     assert 'Argument "wait_for" to "TrainJob" has incompatible type "Literal[\'finished\']"' in result.stdout
     assert 'Argument "num_nodes" to "TrainerArgs" has incompatible type "str"' in result.stdout
     assert "-> pulumi_kubeflow_trainer.functions.trainer.FunctionTrainer" in result.stdout
+    assert 'Revealed type is "pulumi_kubeflow_trainer.resources.runtime.ClusterTrainingRuntime"' in result.stdout

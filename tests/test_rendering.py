@@ -15,12 +15,11 @@ from pulumi_kubeflow_trainer.api import constants as c
 from pulumi_kubeflow_trainer.blueprints import bundled_runtimes
 from pulumi_kubeflow_trainer.framework.context import RenderContext
 from pulumi_kubeflow_trainer.framework.errors import RuntimeNotFoundError, TrainJobInvalidError
-from pulumi_kubeflow_trainer.rendering import Renderer
 from pulumi_kubeflow_trainer.framework.runtime_rules import deprecation_warning
 from pulumi_kubeflow_trainer.loading import load
+from pulumi_kubeflow_trainer.rendering import Renderer
 from pulumi_kubeflow_trainer.ssh import seeded_key_generator
 from pulumi_kubeflow_trainer.yamlio import dump_all
-
 from tests.builders import TrainJobBuilder, by_kind, container, make_runtime, make_trainjob, replicated_job
 
 KEYS = {"key_generator": seeded_key_generator("render-tests")}
@@ -156,7 +155,7 @@ def deprecated(kind_cluster: bool = True, **labels: str) -> dict[str, Any]:
 
 def warned(objects: list[dict[str, Any]]) -> list[str]:
     with pytest.warns() as record:
-        warnings.warn("sentinel", TrainerWarning)  # pytest.warns needs at least one warning
+        warnings.warn("sentinel", TrainerWarning, stacklevel=1)  # pytest.warns needs at least one warning
         render(objects, **KEYS)
     return [str(item.message) for item in record if issubclass(item.category, TrainerWarning) and str(item.message) != "sentinel"]
 

@@ -8,10 +8,11 @@ the schema lists `properties` without `x-kubernetes-preserve-unknown-fields`.
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 import yaml
@@ -20,7 +21,6 @@ from jsonschema import Draft202012Validator
 from pulumi_kubeflow_trainer.blueprints import runtimes_dir
 from pulumi_kubeflow_trainer.loading import load
 from pulumi_kubeflow_trainer.plugins.snapshot import DATA_KEY
-
 from tests.builders import TrainJobBuilder, container, make_runtime, make_trainjob, render_one, replicated_job
 from tests.conftest import REFERENCE, upstream_runtime_files
 
@@ -53,7 +53,7 @@ def to_json_schema(node: Any) -> Any:
     return schema
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator(crd_file: str, kind: str, version: str) -> Draft202012Validator:
     """The validator of one kind/version in a CRD file (files may hold several CRDs)."""
     with open(REFERENCE / "crds" / crd_file) as stream:

@@ -11,7 +11,6 @@ import pytest
 from pulumi_kubeflow_trainer.api import constants as c
 from pulumi_kubeflow_trainer.framework.errors import TrainerError, TrainJobInvalidError
 from pulumi_kubeflow_trainer.status import compute_status, timestamp
-
 from tests.builders import TrainJobBuilder, make_trainjob
 
 CREATED = datetime(2026, 1, 1, tzinfo=timezone.utc)

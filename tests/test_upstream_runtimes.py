@@ -10,7 +10,6 @@ import yaml
 
 from pulumi_kubeflow_trainer.api.runtime import ClusterTrainingRuntime
 from pulumi_kubeflow_trainer.loading import load
-
 from tests.builders import TrainJobBuilder, by_kind, canonical_quantities, env_of, job_counts, jobset_container, make_trainjob, render_one
 from tests.conftest import upstream_runtime_files
 

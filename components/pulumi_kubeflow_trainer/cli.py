@@ -15,10 +15,10 @@ from .api.runtime import ClusterTrainingRuntime, TrainingRuntime
 from .api.trainjob import TrainJob
 from .framework.context import ObjectIndex, RenderContext
 from .framework.errors import FieldError, TrainerError, TrainJobInvalidError, error_lines
-from .rendering import Renderer
 from .framework.update_rules import validate_update
 from .loading import load
 from .local import cli as local_cli
+from .rendering import Renderer
 from .ssh import seeded_key_generator
 from .status import compute_status
 from .yamlio import dump_all

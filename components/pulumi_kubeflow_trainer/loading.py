@@ -6,7 +6,7 @@ import difflib
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -15,8 +15,8 @@ from .api.core import KubeObject
 from .api.jobset import JobSet
 from .api.runtime import ClusterTrainingRuntime, TrainingRuntime
 from .api.trainjob import TrainJob
-from .framework.memo import IdentityMemo
 from .framework.errors import FieldError, ManifestError, TrainJobInvalidError, field_errors
+from .framework.memo import IdentityMemo
 from .yamlio import MAX_DEPTH, Budget, decode, json_problem, load_documents
 
 MODELS: dict[str, type[BaseModel]] = {
@@ -25,8 +25,8 @@ MODELS: dict[str, type[BaseModel]] = {
     c.CLUSTER_TRAINING_RUNTIME_KIND: ClusterTrainingRuntime,
     "JobSet": JobSet,
 }
-Loaded = Union[TrainJob, TrainingRuntime, ClusterTrainingRuntime, JobSet, KubeObject]
-Source = Union[str, Path, Mapping[str, Any], BaseModel]
+Loaded = TrainJob | TrainingRuntime | ClusterTrainingRuntime | JobSet | KubeObject
+Source = str | Path | Mapping[str, Any] | BaseModel
 
 
 def describe(manifest: Mapping[str, Any], where: str) -> str:

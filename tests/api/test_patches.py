@@ -10,7 +10,6 @@ import pytest
 
 from pulumi_kubeflow_trainer.api.trainjob import TrainJob
 from pulumi_kubeflow_trainer.loading import load
-
 from tests.builders import load_errors, make_trainjob, named
 
 UNKNOWN = "Unsupported field"

@@ -11,7 +11,6 @@ import pytest
 from pulumi_kubeflow_trainer.api import constants as c
 from pulumi_kubeflow_trainer.api.runtime import ClusterTrainingRuntime, TrainingRuntime
 from pulumi_kubeflow_trainer.loading import load
-
 from tests.builders import RuntimeBuilder, container, load_errors, make_runtime, replicated_job
 
 ONE_POLICY = "Only one of the policy can be configured"

@@ -11,7 +11,6 @@ from pydantic import ValidationError
 from pulumi_kubeflow_trainer.api import constants as c
 from pulumi_kubeflow_trainer.api.trainjob import TrainJob
 from pulumi_kubeflow_trainer.loading import load
-
 from tests.builders import TrainJobBuilder, load_errors, make_trainjob, named
 
 NAME_FORMAT = "metadata.name must match RFC 1035 DNS label format"

@@ -13,8 +13,9 @@ import json
 import os
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -45,7 +46,7 @@ class Cluster:
     def kubectl(self, *args: str, check: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess:
         result = subprocess.run(
             [str(self.bin_dir / "kubectl"), f"--kubeconfig={self.kubeconfig}", *args],
-            input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120,
+            input=stdin, capture_output=True, text=True, timeout=120,
         )
         if check and result.returncode != 0:
             raise AssertionError(f"kubectl {' '.join(args)}: {result.stderr.strip()}")
@@ -116,7 +117,7 @@ def cluster(cluster_bin: Path, engine_bin: Path, reference: Path, tmp_path_facto
     argv = [str(TOOLS / "cluster"), "up", "--dir", str(root), "--bin", str(cluster_bin), "--timeout", "180",
             "--crds", str(reference / "crds")]
     started = time.monotonic()
-    result = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=600)
     if result.returncode != 0:
         pytest.fail(f"tools/cluster up failed:\n{result.stderr[-6000:]}")
     print(f"\ncluster up in {time.monotonic() - started:.1f}s: {result.stdout.strip().splitlines()[-1]}")

@@ -28,7 +28,7 @@ def jobset(name: str, pod_metadata: dict | None = None, env: list | None = None)
 
 def test_status_reports_a_healthy_cluster(cluster: Cluster):
     result = subprocess.run([str(TOOLS / "cluster"), "status", "--dir", str(cluster.root)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "healthy" in result.stdout and "nodes ready              2/2" in result.stdout
 

@@ -10,8 +10,9 @@ environment variable KWOK_FAIL (tools/cluster's kwok stages)."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pulumi
 import pulumi.automation as auto

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.toolchain import find_engine_bin, isolated_engine_env
+
 PASSPHRASE = "engine-tests"
 
 

@@ -7,15 +7,15 @@ from __future__ import annotations
 import base64
 import inspect
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pulumi
 import pulumi.automation as auto
 import pulumi_kubernetes as k8s
 import pytest
 import yaml
-
 from pulumi.dynamic import CreateResult, Resource, ResourceProvider
 from pulumi.dynamic.dynamic import serialize_provider
 

@@ -35,7 +35,6 @@ from pulumi_kubeflow_trainer.plugins import (
     default_registry,
 )
 from pulumi_kubeflow_trainer.rendering import Renderer
-
 from tests.builders import make_runtime, make_trainjob
 
 VALIDATE, ML, POD_GROUP, POD_SPEC, SYNC, BUILD = (

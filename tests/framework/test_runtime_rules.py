@@ -8,7 +8,6 @@ import pytest
 
 from pulumi_kubeflow_trainer.api import constants as c
 from pulumi_kubeflow_trainer.framework.runtime_rules import deprecation_warning, validate_runtime
-
 from tests.builders import RuntimeBuilder, container, make_runtime, replicated_job
 
 JOBS = "spec.template.spec.replicatedJobs"
@@ -66,7 +65,7 @@ CASES = [
 def test_runtime_rules(case: Case) -> None:
     verdict = validate_runtime(case.runtime.build())
     assert [error.path for error in verdict.errors] == [path for path, _ in case.errors]
-    for error, (_, says) in zip(verdict.errors, case.errors):
+    for error, (_, says) in zip(verdict.errors, case.errors, strict=True):
         assert says in error.message
 
 

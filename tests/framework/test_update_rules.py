@@ -9,7 +9,6 @@ import pytest
 
 from pulumi_kubeflow_trainer.api import constants as c
 from pulumi_kubeflow_trainer.framework.update_rules import validate_update
-
 from tests.builders import TrainJobBuilder, make_trainjob
 
 IMMUTABLE = "field is immutable"

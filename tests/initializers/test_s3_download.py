@@ -160,7 +160,7 @@ def test_an_interrupted_download_resumes_from_its_journal(bucket: Bucket, s3_env
             raise InterruptedRun()
 
     interrupted.client().meta.events.register("before-call.s3.GetObject", stop_after_ten)
-    with pytest.raises(Exception):
+    with pytest.raises(TransferError, match="InterruptedRun"):
         interrupted.download()
     assert (output / JOURNAL_NAME).read_text().count("\n") == 10
     assert not (output / MANIFEST_NAME).exists()

@@ -1,6 +1,7 @@
 """Warnings for checks upstream lacks, on the Pulumi component (the CLI and render() are tested in tests/plugins, tests/test_cli.py)."""
 
 import pulumi
+
 from pulumi_kubeflow_trainer import TrainerArgs, TrainJob
 from tests.builders import container, make_runtime
 from tests.resources.conftest import RecordingMocks

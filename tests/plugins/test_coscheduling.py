@@ -9,7 +9,6 @@ import pytest
 
 from pulumi_kubeflow_trainer.api import constants as c
 from pulumi_kubeflow_trainer.plugins.coscheduling import API_VERSION, POD_GROUP_LABEL
-
 from tests.builders import (
     RuntimeBuilder,
     TrainJobBuilder,

@@ -16,12 +16,11 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 from pulumi_kubeflow_trainer.plugins.flux import DEFAULT_SETTINGS, INSTALLER, curve_name, entrypoint_name
 from pulumi_kubeflow_trainer.plugins.flux_scripts import _Z85, hostlist, z85
 from pulumi_kubeflow_trainer.ssh import generate_key_pair, seeded_key_generator
-
 from tests.builders import (
     Invalid,
-    assert_rejected,
     RuntimeBuilder,
     TrainJobBuilder,
+    assert_rejected,
     by_kind,
     container,
     env_of,
@@ -29,9 +28,9 @@ from tests.builders import (
     jobset_container,
     make_runtime,
     make_trainjob,
-    validate_one,
     pod_spec,
     render_one,
+    validate_one,
 )
 
 ENTRYPOINT = ["/bin/bash", "/etc/flux-config/entrypoint.sh"]

@@ -14,12 +14,11 @@ from pulumi_kubeflow_trainer.api import constants as c
 from pulumi_kubeflow_trainer.framework.errors import PluginError
 from pulumi_kubeflow_trainer.plugins.mpi import HOSTFILE_VOLUME, SSH_AUTH_VOLUME, hostfile_name, secret_name
 from pulumi_kubeflow_trainer.ssh import generate_key_pair, seeded_key_generator
-
 from tests.builders import (
     Invalid,
-    assert_rejected,
     RuntimeBuilder,
     TrainJobBuilder,
+    assert_rejected,
     by_kind,
     container,
     env_of,

@@ -13,7 +13,6 @@ from pulumi_kubeflow_trainer.framework.context import RenderContext
 from pulumi_kubeflow_trainer.framework.errors import TrainJobInvalidError
 from pulumi_kubeflow_trainer.rendering import Renderer
 from pulumi_kubeflow_trainer.ssh import seeded_key_generator
-
 from tests.builders import (
     RuntimeBuilder,
     TrainJobBuilder,

@@ -7,10 +7,9 @@ import yaml
 from pulumi_kubeflow_trainer.api import constants as c
 from pulumi_kubeflow_trainer.api.runtime import ClusterTrainingRuntime
 from pulumi_kubeflow_trainer.framework.context import RenderContext
-from pulumi_kubeflow_trainer.rendering import Renderer
 from pulumi_kubeflow_trainer.loading import load
 from pulumi_kubeflow_trainer.plugins.snapshot import DATA_KEY, snapshot_name
-
+from pulumi_kubeflow_trainer.rendering import Renderer
 from tests.builders import make_runtime, make_trainjob, render_one
 
 

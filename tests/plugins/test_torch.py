@@ -8,13 +8,12 @@ from typing import Any
 import pytest
 
 from pulumi_kubeflow_trainer.plugins.torch import RESERVED_ENV
-
 from tests.builders import (
-    Invalid,
-    assert_rejected,
     RANK_FIELD_REF,
+    Invalid,
     RuntimeBuilder,
     TrainJobBuilder,
+    assert_rejected,
     container,
     env_names,
     env_of,

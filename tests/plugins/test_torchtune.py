@@ -8,7 +8,6 @@ from dataclasses import dataclass
 import pytest
 
 from pulumi_kubeflow_trainer.plugins.torchtune import model_of
-
 from tests.builders import (
     RuntimeBuilder,
     TrainJobBuilder,
@@ -267,7 +266,7 @@ INVALID = [
 def test_validation(case: Invalid) -> None:
     verdict = validate_one(case.trainjob, case.runtime)
     assert [error.path for error in verdict.errors] == [path for path, _ in case.errors]
-    for error, (_, says) in zip(verdict.errors, case.errors):
+    for error, (_, says) in zip(verdict.errors, case.errors, strict=True):
         assert says in error.message
 
 

@@ -9,9 +9,8 @@ import pytest
 
 from pulumi_kubeflow_trainer import render
 from pulumi_kubeflow_trainer.framework.context import ObjectIndex
-from pulumi_kubeflow_trainer.ssh import seeded_key_generator
 from pulumi_kubeflow_trainer.plugins.volcano import API_VERSION, GROUP_NAME_ANNOTATION, QUEUE_ANNOTATION
-
+from pulumi_kubeflow_trainer.ssh import seeded_key_generator
 from tests.builders import (
     RuntimeBuilder,
     TrainJobBuilder,

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from pulumi_kubeflow_trainer.plugins.xgboost import RESERVED_ENV
-
 from tests.builders import (
     RANK_FIELD_REF,
     RuntimeBuilder,

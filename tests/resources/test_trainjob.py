@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 
 import pulumi
 import pytest
 
-from pulumi_kubeflow_trainer import ClusterTrainingRuntime, RuntimeCatalog, TrainerArgs, TrainingRuntime, TrainJob, render
+from pulumi_kubeflow_trainer import ClusterTrainingRuntime, RuntimeCatalog, TrainerArgs, TrainJob, render
 from pulumi_kubeflow_trainer.blueprints import bundled_runtime
 from pulumi_kubeflow_trainer.resources.children import JOBSET_IMMUTABLE_FIELDS
-import base64
-
 from tests.builders import container, make_runtime, make_trainjob
 
-from .conftest import RecordingMocks, FAKE_CURVE_PUBLIC, FAKE_CURVE_SECRET, FAKE_PUBLIC_KEY, KEY_TYPE, settled
+from .conftest import FAKE_CURVE_PUBLIC, FAKE_CURVE_SECRET, FAKE_PUBLIC_KEY, KEY_TYPE, RecordingMocks, settled
 
 JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
 SECRET, CONFIG_MAP = "kubernetes:core/v1:Secret", "kubernetes:core/v1:ConfigMap"
@@ -210,7 +209,7 @@ def test_runtimes_do_not_leak_between_programs():
         pulumi.runtime.set_mocks(recording, project="project", stack="stack", preview=False)
 
         @pulumi.runtime.test
-        def program():
+        def program(runtimes=runtimes, recording=recording):  # this iteration's, bound now
             job = TrainJob("job", runtime_ref="torch-distributed", runtimes=runtimes)
             return settled(job).apply(lambda _: images.append(node_image(recording, "job-jobset")))
 

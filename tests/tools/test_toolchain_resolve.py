@@ -11,7 +11,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Optional, Tuple
 
 import pytest
 
@@ -43,7 +42,7 @@ class RecordedGo:
             self.answers[tuple(recording["args"])] = recording
         self.asked: list[tuple[str, ...]] = []
 
-    def __call__(self, args) -> "resolver.GoAnswer":
+    def __call__(self, args) -> resolver.GoAnswer:
         self.asked.append(tuple(args))
         recording = self.answers.get(tuple(args))
         if recording is None:
@@ -62,18 +61,18 @@ class Logs(list):
         return any(text in line for line in self)
 
 
-def proxy(*names: str) -> "resolver.Proxy":
+def proxy(*names: str) -> resolver.Proxy:
     return resolver.Proxy(RecordedGo(*names))
 
 
 @dataclass(frozen=True)
 class Case:
     name: str
-    answers: Tuple[str, ...]
+    answers: tuple[str, ...]
     args: tuple
     expect: object = None
-    error: Optional[str] = None  # the ResolveError message, instead of `expect`
-    log: Optional[str] = None  # a line the resolver must log
+    error: str | None = None  # the ResolveError message, instead of `expect`
+    log: str | None = None  # a line the resolver must log
 
 
 def check(case: Case, resolve) -> None:
@@ -149,7 +148,7 @@ REFUSED_4_34_2 = ("k8s-sdk-4.34.2-download", "k8s-sdk-4.34.2", "k8s-sdk-4.25.0")
 FALLBACK = (PSEUDO, "4.25.0", "")
 
 
-def provider(pseudo: str, sdk: str, label: str, commit: str) -> "resolver.K8sProvider":
+def provider(pseudo: str, sdk: str, label: str, commit: str) -> resolver.K8sProvider:
     return resolver.K8sProvider(pseudo, sdk, label, commit)
 
 

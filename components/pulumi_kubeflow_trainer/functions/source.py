@@ -6,10 +6,10 @@ import inspect
 import re
 import textwrap
 import types
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable
 
 from ..framework.errors import TrainerError
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import socket
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .envs import LOCAL_IP
@@ -20,6 +20,11 @@ _NOT_AFTER_HOST = r"(?![\w-]|\.[\w-])"
 _NOT_BEFORE = r"(?<![\w.+/-])"
 _HOSTFILE_LINE = re.compile(r"^(\S+)\s+slots=(\d+)\s*$")
 _LOCAL_ENDPOINT = re.compile(r"(?<![\w.-])(127\.0\.0\.1|localhost):(\d+)(?!\d)")
+
+
+def _literal(replacement: str) -> Callable[[re.Match[str]], str]:
+    """A replacement for `re.sub` taken as it is: a path is not a template (no `\\1`, no `\\g<name>`)."""
+    return lambda _match: replacement
 
 
 def host_pattern(hosts: Iterable[str], subdomain: str, namespace: str) -> re.Pattern[str]:
@@ -90,7 +95,7 @@ class Rewriter:
         for mount_path in sorted(self.mounts, key=len, reverse=True):
             pattern = _NOT_BEFORE + re.escape(mount_path.rstrip("/")) + r"(?=$|/|[^\w.+-])"
             local = self.mounts[mount_path]
-            text = re.sub(pattern, lambda _match: local, text)  # a function: the path is not a template
+            text = re.sub(pattern, _literal(local), text)
         return text
 
     def env(self, env: Mapping[str, str]) -> dict[str, str]:

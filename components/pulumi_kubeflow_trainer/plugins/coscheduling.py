@@ -32,5 +32,5 @@ class CoSchedulingPlugin:
     def build(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> list[Manifest]:
         if not self.applies_to(info.runtime):
             return []
-        timeout = info.pod_group_policy.coscheduling.schedule_timeout_seconds
+        timeout = info.pod_group_policy.coscheduling.schedule_timeout_seconds  # type: ignore[union-attr]  # applies_to: both set
         return [pod_group(info, API_VERSION, scheduleTimeoutSeconds=timeout)]

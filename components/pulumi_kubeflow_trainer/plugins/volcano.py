@@ -52,7 +52,7 @@ class VolcanoPlugin:
     def build(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> list[Manifest]:
         if not self.applies_to(info.runtime):
             return []
-        topology = info.pod_group_policy.volcano.network_topology
+        topology = info.pod_group_policy.volcano.network_topology  # type: ignore[union-attr]  # applies_to: both set
         return [
             pod_group(
                 info,

@@ -11,7 +11,7 @@ from .args import (
 )
 from .catalog import RuntimeCatalog, RuntimeInput
 from .completion import WaitFor
-from .runtime import ClusterTrainingRuntime, TrainingRuntime
+from .runtime import ClusterTrainingRuntime, RuntimeOptions, TrainingRuntime
 from .trainjob import TrainJob
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "ModelInitializerInput",
     "RuntimeCatalog",
     "RuntimeInput",
+    "RuntimeOptions",
     "TrainJob",
     "TrainerArgs",
     "TrainerInput",
