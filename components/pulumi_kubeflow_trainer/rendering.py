@@ -7,7 +7,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from .api import constants as c
 from .api.rules import show
@@ -23,9 +23,13 @@ from .framework.kube import Manifest
 from .framework.registry import PluginRegistry
 from .framework.runtime_rules import deprecation_warning
 from .framework.template import build_runtime_info
-from .loading import load
+from .loading import Source, load
 from .plugins import default_framework
 from .plugins.objects import Check
+from .ssh import CurveKeyGenerator, KeyGenerator
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing's own from Python 3.11
 
 class TrainerWarning(UserWarning):
     """A warning the upstream webhooks would return (deprecated runtime, ...)."""
@@ -136,7 +140,18 @@ class Renderer:
 _RUNTIME_KINDS = (TrainingRuntime, ClusterTrainingRuntime)
 
 
-def render(objects: Any, *, registry: PluginRegistry | None = None, strict: bool = False, **options: Any) -> list[Manifest]:
+class RenderOptions(TypedDict, total=False):
+    """The RenderContext fields `render()` takes as keyword arguments."""
+
+    key_generator: KeyGenerator
+    curve_key_generator: CurveKeyGenerator | None
+    runtime_snapshot: bool
+    multikueue_jobset: bool
+
+
+def render(
+    objects: Source | Iterable[Source], *, registry: PluginRegistry | None = None, strict: bool = False, **options: Unpack[RenderOptions],
+) -> list[Manifest]:
     """The children of every TrainJob in `objects` (models, manifest dicts, YAML text or paths, or a list
     of them), TrainJob by TrainJob in input order. Other objects (runtimes, PriorityClasses, JobSets) are
     what the rules look up; nothing outside `objects` exists. Options are RenderContext fields
