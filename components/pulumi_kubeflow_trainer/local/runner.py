@@ -7,11 +7,12 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..loading import Source
 from .inputs import prepare_manifests
 from .plan import LocalPlan, plan_jobset
 from .pods import HostEnv, PodRun, declared_ports, prepare_pod
@@ -45,7 +46,7 @@ class LocalRunResult:
 
 
 def run_local(
-    manifests: Any,
+    manifests: Source | Iterable[Source],
     *,
     workdir: str | Path | None = None,
     env: Mapping[str, str] | None = None,
