@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..api.runtime import Runtime
 from ..blueprints import runtime_model
@@ -13,6 +13,9 @@ from .launcher import FunctionLauncher, launcher_command, launcher_for
 from .payload import FunctionPayload
 from .resources import resources_per_node as expand_resources
 from .source import FunctionPackagingError
+
+if TYPE_CHECKING:
+    import pulumi  # the image may be an Output (a build's image reference) in a Pulumi program
 
 EnvInput = Mapping[str, Any] | Sequence[Mapping[str, Any]]
 
@@ -27,7 +30,7 @@ class FunctionTrainer:
     """
 
     payload: FunctionPayload
-    image: Any = None
+    image: pulumi.Input[str] | None = None
     num_nodes: int | None = None
     num_proc_per_node: int | None = None
     resources_per_node: dict[str, Any] | None = None
@@ -41,7 +44,7 @@ class FunctionTrainer:
         func_args: Mapping[str, Any] | None = None,
         packages: Sequence[str] | None = None,
         modules: Sequence[ModuleType] | None = None,
-        image: Any = None,
+        image: pulumi.Input[str] | None = None,
         num_nodes: int | None = None,
         num_proc_per_node: int | None = None,
         resources_per_node: Mapping[str, Any] | None = None,
