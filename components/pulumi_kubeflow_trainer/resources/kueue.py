@@ -1,0 +1,80 @@
+"""Kueue and the TrainJob component (issue 13): what Pulumi applies to a queued JobSet so that Pulumi
+and Kueue share it without undoing each other.
+
+Kueue changes a queued JobSet behind Pulumi's back: its webhook sets `spec.suspend` on create, and on
+admission its controller unsuspends the JobSet and merges the ResourceFlavor's node labels and
+tolerations into the pod templates (restoring them, and suspending again, on eviction). Pulumi
+applies its JobSet with server-side apply, as the pulumi-kubernetes field manager, and only the
+fields it renders: Kueue's writes are Updates that the API server records under Kueue's own field
+manager, and `pulumi preview` diffs Pulumi's inputs, not the live object. So as long as Pulumi's
+manifest names none of those fields, previews show nothing and `pulumi up` sends nothing that could
+revert Kueue (the cluster test checks the live fields, field managers and resourceVersion).
+
+The one field both want is `spec.suspend`. Kueue unsuspends a suspended JobSet whose Workload is
+admitted, so a `suspend: true` that Pulumi applied to the JobSet would not hold (and, once Kueue's
+manager owns the field, would conflict). For a queued TrainJob the component therefore leaves
+`spec.suspend` of the JobSet to Kueue and says what the user wants on the JobSet's Workload instead:
+`spec.active` (Kueue's own way to stop a workload: deactivated, it is evicted and its JobSet
+suspended; reactivated, it queues again and starts when admitted). That is a server-side apply
+patch of the one field, on the Workload Kueue names after the JobSet's name and uid.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+WORKLOAD_API_VERSION = "kueue.x-k8s.io/v1beta2"
+# Kueue v0.17 jobframework/workload_names.go: "<kind>-<owner name>" truncated, "-", 5 hex of a sha1.
+_WORKLOAD_NAME_MAX, _HASH_LENGTH = 253, 5
+
+
+def queue_of(jobset: dict[str, Any]) -> str | None:
+    return ((jobset.get("metadata") or {}).get("labels") or {}).get(QUEUE_LABEL)
+
+
+def without_suspend(jobset: dict[str, Any]) -> dict[str, Any]:
+    """The JobSet Pulumi applies when Kueue queues it: `spec.suspend` is Kueue's (module docstring)."""
+    spec = {key: value for key, value in (jobset.get("spec") or {}).items() if key != "suspend"}
+    return {**jobset, "spec": spec}
+
+
+def workload_name(jobset_name: str, uid: str) -> str:
+    """The name Kueue gives the Workload of a JobSet (GetWorkloadNameForOwnerWithGVK, long names)."""
+    digest = hashlib.sha1(f"JobSet\njobset.x-k8s.io\n{jobset_name}\n{uid}".encode()).hexdigest()
+    prefix = f"jobset-{jobset_name}"[: _WORKLOAD_NAME_MAX - 1 - _HASH_LENGTH]
+    return f"{prefix}-{digest[:_HASH_LENGTH]}"
+
+
+def workload_activation(
+    name: str, jobset: pulumi.CustomResource, jobset_name: str, namespace: pulumi.Input[str | None],
+    active: bool, opts: pulumi.ResourceOptions,
+) -> pulumi.CustomResource:
+    """`spec.active` of the JobSet's Workload, applied once the JobSet (and so its uid) exists.
+
+    The Workload is Kueue's: created by it, deleted with the JobSet. This patch owns only
+    `spec.active`; destroying it gives the field up (the Workload then is active again)."""
+    uid = jobset.metadata.apply(lambda metadata: (metadata or {}).get("uid"))  # type: ignore[attr-defined]
+    metadata = {"name": uid.apply(lambda value: workload_name(jobset_name, value) if value else None),
+                "namespace": namespace}
+    return k8s.apiextensions.CustomResourcePatch(
+        name, api_version=WORKLOAD_API_VERSION, kind="Workload", metadata=metadata, spec={"active": active},
+        opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[jobset])),
+    )
+
+
+def queued_children(
+    name: str, jobset: pulumi.CustomResource, manifest: dict[str, Any], suspend: bool | None,
+    opts: pulumi.ResourceOptions,
+) -> dict[str, pulumi.Resource]:
+    """What a queued TrainJob adds next to its JobSet: the Workload's `spec.active` when the user said
+    `suspend` (True or False); nothing otherwise, nor for a JobSet without a queue."""
+    if queue_of(manifest) is None or suspend is None:
+        return {}
+    metadata = manifest["metadata"]
+    child = f"{name}-workload-active"
+    return {child: workload_activation(child, jobset, metadata["name"], metadata.get("namespace"), not suspend, opts)}

@@ -1,0 +1,50 @@
+"""resources/kueue.py under Pulumi mocks: a queued TrainJob leaves the JobSet's `spec.suspend` to Kueue
+and says `suspend` on its Workload's `spec.active` (tests/cluster/test_kueue.py runs it for real)."""
+
+from __future__ import annotations
+
+import pulumi
+import pytest
+
+from pulumi_kubeflow_trainer import TrainJob
+from pulumi_kubeflow_trainer.resources.kueue import workload_name
+
+from .conftest import settled
+
+WORKLOAD_PATCH = "kubernetes:kueue.x-k8s.io/v1beta2:WorkloadPatch"
+
+
+def test_the_workload_name_is_the_one_kueue_gives():
+    # Seen on the local cluster: JobSet kq-suspend with this uid got Workload jobset-kq-suspend-<hash>,
+    # and Kueue v0.17's getHash is sha1("JobSet\njobset.x-k8s.io\n<name>\n<uid>").
+    uid = "0d4c8d4e-6a3b-4b1e-9a55-2f8f0f6a1c3d"
+    name = workload_name("kq-suspend", uid)
+    assert name.startswith("jobset-kq-suspend-") and len(name) == len("jobset-kq-suspend-") + 5
+    assert len(workload_name("x" * 300, uid)) == 253, "truncated as Kueue truncates (long names)"
+
+
+@pytest.mark.parametrize("suspend", [True, False])
+@pulumi.runtime.test
+def test_a_queued_trainjob_says_suspend_on_its_workload(mocks, suspend: bool):
+    job = TrainJob("mnist", runtime_ref="torch-distributed", queue_name="team-queue", suspend=suspend)
+
+    def check(_):
+        assert "suspend" not in mocks.named("mnist-jobset").inputs["spec"], "the JobSet's suspend is Kueue's"
+        patch = mocks.named("mnist-workload-active")
+        assert patch.typ == WORKLOAD_PATCH
+        assert patch.inputs["spec"] == {"active": not suspend}
+
+    return settled(job).apply(check)
+
+
+@pulumi.runtime.test
+def test_without_queue_or_suspend_nothing_is_added(mocks):
+    queued = TrainJob("queued", runtime_ref="torch-distributed", queue_name="team-queue")
+    plain = TrainJob("plain", runtime_ref="torch-distributed", suspend=True)
+
+    def check(_):
+        assert set(mocks.types()) >= {"queued-jobset", "plain-jobset"}
+        assert not [name for name, typ in mocks.types().items() if typ == WORKLOAD_PATCH]
+        assert mocks.named("plain-jobset").inputs["spec"]["suspend"] is True, "without a queue suspend stays on the JobSet"
+
+    return settled(queued, plain).apply(check)
