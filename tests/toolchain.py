@@ -13,7 +13,7 @@ TOOLS = REPO / "tools"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pulumi-kubeflow-trainer"
 
 CLUSTER_BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "scheduler-plugins", "kubectl",
-                    "jobset", "kwok")
+                    "jobset", "kwok", "kueue")
 
 
 def find_cluster_bin() -> Path | None:

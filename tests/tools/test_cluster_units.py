@@ -56,7 +56,8 @@ def test_the_component_ports_are_the_names_the_cluster_json_records():
     names = localcluster.components.port_names(localcluster.components.load())
     assert len(names) == len(set(names))
     assert names == ["etcd_client", "etcd_peer", "apiserver", "controller_manager", "scheduler", "scheduler_plugins",
-                     "kwok", "jobset_webhook", "jobset_metrics", "jobset_health"]
+                     "kwok", "jobset_webhook", "jobset_metrics", "jobset_health", "kueue_webhook", "kueue_metrics",
+                     "kueue_health"]
 
 
 def test_up_needs_the_binaries_the_tests_look_for():

@@ -89,8 +89,8 @@ def start_all(cluster: Cluster, parts: list[Component], phases: dict[str, float]
     after it); the others of a run of non-gates are awaited together after it (phase `phase`)."""
     mark, pending = time.monotonic(), []
     for component in parts:
-        start(cluster.layout, component.name, [cluster.binary(component.binary), *component.args(cluster)],
-              component.env(cluster) or None)
+        component.before_start(cluster)
+        start(cluster.layout, component.name, component.command(cluster), component.env(cluster) or None)
         pending.append(component)
         if component.gate:
             wait_healthy(cluster, pending)

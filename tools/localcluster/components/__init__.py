@@ -19,6 +19,7 @@ START_ORDER = (
     "scheduler_plugins",
     "kwok",
     "jobset",
+    "kueue",
 )
 # Opt-in components (`tools/cluster up --trainer-controller`): started after START_ORDER's when asked for
 # (or when the cluster dir was first started with them), in this order.

@@ -32,6 +32,13 @@ class Component:
     def args(self, cluster: Cluster) -> list[str]:
         raise NotImplementedError
 
+    def command(self, cluster: Cluster) -> list[str]:
+        """The argv `up` starts; argv[0] is what its pid file records (the process that must stay it)."""
+        return [cluster.binary(self.binary), *self.args(cluster)]
+
+    def before_start(self, cluster: Cluster) -> None:
+        """Right before its process starts (the components before it run): objects it needs at start."""
+
     def env(self, cluster: Cluster) -> dict[str, str]:
         """Set on top of tools/cluster's own environment."""
         return {}
