@@ -16,7 +16,6 @@ from pulumi_kubeflow_trainer.api import constants as c
 from pulumi_kubeflow_trainer.cli import main
 from pulumi_kubeflow_trainer.status import timestamp
 from pulumi_kubeflow_trainer.yamlio import dump_all
-
 from tests.builders import container, make_runtime, make_trainjob, replicated_job
 
 VENV_BIN = Path(sys.executable).parent

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 from pulumi_kubeflow_trainer.api.trainjob import TrainJob
@@ -35,7 +34,6 @@ from pulumi_kubeflow_trainer.rendering import render
 from pulumi_kubeflow_trainer.ssh import seeded_key_generator
 from pulumi_kubeflow_trainer.status import compute_status
 from pulumi_kubeflow_trainer.yamlio import MAX_INPUT, MAX_VALUES, dump_all, load_documents, plain_key, plain_scalar
-
 from tests.builders import make_trainjob
 
 CASES = int(os.environ.get("KFT_FUZZ_CASES", "2000"))

@@ -17,7 +17,6 @@ from pulumi_kubeflow_trainer.api.trainjob import TrainJob
 from pulumi_kubeflow_trainer.framework.errors import ManifestError, TrainJobInvalidError
 from pulumi_kubeflow_trainer.loading import MAX_DEPTH, load
 from pulumi_kubeflow_trainer.yamlio import MAX_INPUT, MAX_VALUE_CHARS, MAX_VALUES, dump, load_documents
-
 from tests.builders import make_runtime, make_trainjob
 
 SECRET = "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n"

@@ -336,7 +336,7 @@ def first_differences(ours: Any, upstream: Any, path: str = "") -> list[str]:
         if len(ours) != len(upstream):
             return [f"{path}: {len(ours)} items in ours, {len(upstream)} upstream: ours {short(ours)}, upstream {short(upstream)}"]
         out = []
-        for index, (a, b) in enumerate(zip(ours, upstream)):
+        for index, (a, b) in enumerate(zip(ours, upstream, strict=True)):  # lengths checked above
             label = (a.get("kind") or a.get("name")) if isinstance(a, dict) else None
             out += first_differences(a, b, f"{path}[{label or index}]")
         return out
