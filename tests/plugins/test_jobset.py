@@ -14,7 +14,6 @@ from pulumi_kubeflow_trainer.framework.template import build_runtime_info
 from pulumi_kubeflow_trainer.plugins import default_framework
 from pulumi_kubeflow_trainer.plugins.jobset import JobSetPlugin
 from pulumi_kubeflow_trainer.rendering import Renderer
-
 from tests.builders import (
     RuntimeBuilder,
     TrainJobBuilder,

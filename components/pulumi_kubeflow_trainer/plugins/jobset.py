@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..api import constants as c
-from ..api.trainjob import TrainJob, InitializerSource
+from ..api.trainjob import InitializerSource, TrainJob
 from ..framework.context import RenderContext
 from ..framework.errors import FieldError, TrainJobInvalidError
 from ..framework.info import RuntimeInfo
