@@ -10,7 +10,6 @@ import pytest
 
 from pulumi_kubeflow_trainer import ClusterTrainingRuntime, RuntimeCatalog, TrainerArgs, TrainJob, render
 from pulumi_kubeflow_trainer.blueprints import bundled_runtime
-from pulumi_kubeflow_trainer.resources.children import JOBSET_IMMUTABLE_FIELDS
 from tests.builders import container, make_runtime, make_trainjob
 
 from .conftest import FAKE_CURVE_PUBLIC, FAKE_CURVE_SECRET, FAKE_PUBLIC_KEY, KEY_TYPE, RecordingMocks, settled
@@ -120,19 +119,6 @@ def test_the_ssh_private_key_is_secret_and_only_the_public_key_is_exported(mocks
         assert await secret.data._is_secret, "the Secret's data must be a secret Output"
 
     return pulumi.Output.all(settled(job), job.ssh_public_key).apply(check)
-
-
-@pulumi.runtime.test
-def test_the_jobset_is_replaced_on_immutable_changes_and_updated_on_suspend(mocks):
-    job = TrainJob("mnist", runtime_ref="torch-distributed", suspend=True)
-
-    def check(_):
-        jobset = job.resources["mnist-jobset"]
-        assert "spec.replicatedJobs" in JOBSET_IMMUTABLE_FIELDS and "spec.suspend" not in JOBSET_IMMUTABLE_FIELDS
-        assert mocks.named("mnist-jobset").inputs["spec"]["suspend"] is True
-        assert jobset is not None
-
-    return settled(job).apply(check)
 
 
 @pulumi.runtime.test

@@ -13,7 +13,6 @@ from ..api.jobset import JobSetTemplateSpec
 from ..api.runtime import ClusterTrainingRuntime as ClusterRuntimeModel
 from ..api.runtime import MLPolicy, PodGroupPolicy, Runtime
 from ..api.runtime import TrainingRuntime as RuntimeModel
-from ..framework.compiled import runtime_key as runtime_key  # the one key a runtimeRef finds runtimes by (catalog)
 from ..framework.errors import TrainerError
 from ..loading import parse
 from . import controller_mode
