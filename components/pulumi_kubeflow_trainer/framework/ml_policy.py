@@ -68,6 +68,7 @@ class MLPolicyTable:
             )
 
     def plugin_for(self, key: str) -> PolicyPlugin | None:
+        """The plugin of `key`; a key not claimed yet is looked for among the plugins not registered yet."""
         if key not in self._plugins:
             for plugin in self._unclaimed_sources():
                 if getattr(plugin, "ml_policy", None) == key and key not in self._plugins:
