@@ -31,6 +31,7 @@ QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 WORKLOAD_API_VERSION = "kueue.x-k8s.io/v1beta2"
 # Kueue v0.17 jobframework/workload_names.go: "<kind>-<owner name>" truncated, "-", 5 hex of a sha1.
 _WORKLOAD_NAME_MAX, _HASH_LENGTH = 253, 5
+PATCH_FORCE = "pulumi.com/patchForce"  # pulumi-kubernetes: the server-side apply of a Patch resource is forced
 
 
 def queue_of(jobset: dict[str, Any]) -> str | None:
@@ -56,11 +57,13 @@ def workload_activation(
 ) -> pulumi.CustomResource:
     """`spec.active` of the JobSet's Workload, applied once the JobSet (and so its uid) exists.
 
-    The Workload is Kueue's: created by it, deleted with the JobSet. This patch owns only
-    `spec.active`; destroying it gives the field up (the Workload then is active again)."""
+    The Workload is Kueue's: created by it, deleted with the JobSet. Kueue creates it with
+    `spec.active: true` under its own field manager, so the apply is forced (PATCH_FORCE) to take that
+    one field over when the user's `suspend` changes; nothing else of the Workload is touched.
+    Destroying the patch gives the field up."""
     uid = jobset.metadata.apply(lambda metadata: (metadata or {}).get("uid"))  # type: ignore[attr-defined]
     metadata = {"name": uid.apply(lambda value: workload_name(jobset_name, value) if value else None),
-                "namespace": namespace}
+                "namespace": namespace, "annotations": {PATCH_FORCE: "true"}}
     return k8s.apiextensions.CustomResourcePatch(
         name, api_version=WORKLOAD_API_VERSION, kind="Workload", metadata=metadata, spec={"active": active},
         opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[jobset])),
