@@ -15,8 +15,9 @@ WORKLOAD_PATCH = "kubernetes:kueue.x-k8s.io/v1beta2:WorkloadPatch"
 
 
 def test_the_workload_name_is_the_one_kueue_gives():
-    # Seen on the local cluster: JobSet kq-suspend with this uid got Workload jobset-kq-suspend-<hash>,
-    # and Kueue v0.17's getHash is sha1("JobSet\njobset.x-k8s.io\n<name>\n<uid>").
+    # Kueue v0.17 jobframework/workload_names.go: "jobset-<name>" (truncated), "-", the first 5 hex of
+    # sha1("JobSet\njobset.x-k8s.io\n<name>\n<uid>"). That it is the live name is proven by
+    # tests/cluster/test_kueue.py (the patch would otherwise create a Workload, which the API refuses).
     uid = "0d4c8d4e-6a3b-4b1e-9a55-2f8f0f6a1c3d"
     name = workload_name("kq-suspend", uid)
     assert name.startswith("jobset-kq-suspend-") and len(name) == len("jobset-kq-suspend-") + 5

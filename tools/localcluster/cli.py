@@ -8,8 +8,9 @@
 
 `up` starts etcd, kube-apiserver, kube-controller-manager, kube-scheduler, the coscheduling scheduler
 of scheduler-plugins (gang scheduling of PodGroups, for Pods with schedulerName
-scheduler-plugins-scheduler), kwok (fake nodes whose Pods run to completion) and the JobSet
-controller with its webhooks served on loopback; generates the
+scheduler-plugins-scheduler), kwok (fake nodes whose Pods run to completion), the JobSet
+controller with its webhooks served on loopback and Kueue (JobSet integration, its CRDs, its webhooks
+on loopback; no queues); generates the
 certificates, the admin token and the kubeconfig; installs the CRDs (JobSet, scheduler-plugins and
 Volcano PodGroup, Kubeflow Trainer); creates the kwok nodes (cpu, memory, nvidia.com/gpu) and waits
 until everything is ready. Its last line of stdout is the kubeconfig path. Running `up` on a dir
