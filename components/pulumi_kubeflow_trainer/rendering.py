@@ -16,7 +16,7 @@ from .api.trainjob import TrainJob
 from .framework.compiled import CompiledRuntime
 from .framework.context import ObjectIndex, RenderContext
 from .framework.errors import FieldError, RuntimeNotFoundError, TrainJobInvalidError
-from .framework.framework import Framework, Phases
+from .framework.framework import Framework
 from .framework.info import RuntimeInfo
 from .framework.interfaces import NO_FINDINGS, Verdict
 from .framework.kube import Manifest
@@ -91,11 +91,11 @@ class Renderer:
             compiled = self.resolve(trainjob)
         except RuntimeNotFoundError as missing:
             return Verdict(errors=missing.errors)
-        verdict = self._validate(build_runtime_info(trainjob, compiled), trainjob, self.framework.phases(compiled.runtime))
+        verdict = self._validate(build_runtime_info(trainjob, self.framework.plan(compiled)), trainjob)
         return Verdict() if verdict is NO_FINDINGS else verdict  # the caller's own, to extend
 
-    def _validate(self, info: RuntimeInfo, trainjob: TrainJob, phases: Phases) -> Verdict:
-        verdict = self.framework.validate(info, trainjob, self.context, phases)
+    def _validate(self, info: RuntimeInfo, trainjob: TrainJob) -> Verdict:
+        verdict = self.framework.validate(info, trainjob, self.context)
         if isinstance(info.runtime, ClusterTrainingRuntime) and info.runtime.is_deprecated:
             verdict = Verdict(errors=list(verdict.errors), warnings=[*verdict.warnings, deprecation_warning(info.runtime, referenced=True)])
         return verdict
@@ -108,9 +108,8 @@ class Renderer:
         except RuntimeNotFoundError as missing:
             raise TrainJobInvalidError(missing.errors, source=source) from None
         # Validation only reads the RuntimeInfo, so the same one is then built upon.
-        info = build_runtime_info(trainjob, compiled)
-        phases = self.framework.phases(compiled.runtime)
-        verdict = self._validate(info, trainjob, phases)
+        info = build_runtime_info(trainjob, self.framework.plan(compiled))
+        verdict = self._validate(info, trainjob)
         if verdict.errors:
             self.warnings.extend(verdict.warnings)
             raise TrainJobInvalidError(verdict.errors, source=source, warnings=verdict.warnings)
@@ -122,7 +121,7 @@ class Renderer:
             )
             return []
         try:
-            manifests = self.framework.build(info, trainjob, self.context, phases)
+            manifests = self.framework.build(info, trainjob, self.context)
         except TrainJobInvalidError as invalid:
             raise TrainJobInvalidError(invalid.errors, source=source) from None
         self._report(info.warnings, source)

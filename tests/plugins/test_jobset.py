@@ -58,8 +58,8 @@ def with_replicas(runtime: RuntimeBuilder, index: int, replicas: int) -> Runtime
 
 def pod_sets_after_sync(trainjob: TrainJobBuilder, runtime: RuntimeBuilder) -> dict[str, list[str]]:
     model = trainjob.build()
-    info = build_runtime_info(model, CompiledRuntime.of(runtime.build()))
     framework = default_framework()
+    info = build_runtime_info(model, framework.plan(CompiledRuntime.of(runtime.build())))
     for plugin in framework.ml_policy_enforcers:
         plugin.enforce_ml_policy(info, model)
     JobSetPlugin().pre_build_sync(info, model)

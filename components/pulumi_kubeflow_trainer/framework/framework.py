@@ -1,13 +1,13 @@
-"""The Framework runs the plugins' phases in order over one RuntimeInfo."""
+"""The Framework runs the plugins' phases in order over one RuntimeInfo, as a runtime's render plan lists them."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from ..api.runtime import Runtime
 from ..api.trainjob import TrainJob
+from .compiled import CompiledRuntime, Derived
 from .context import RenderContext
 from .info import RuntimeInfo
 from .interfaces import (
@@ -21,7 +21,7 @@ from .interfaces import (
     Verdict,
 )
 from .kube import Manifest
-from .memo import IdentityMemo
+from .plan import Phases, RenderPlan, make_plan
 from .registry import PluginRegistry
 
 # Children are listed, and applied, dependencies first.
@@ -30,18 +30,6 @@ KIND_RANK = {"Secret": 0, "ConfigMap": 1, "PodGroup": 2, "JobSet": 3}
 
 def manifest_sort_key(manifest: Manifest) -> tuple[int, str, str]:
     return (KIND_RANK.get(manifest["kind"], len(KIND_RANK)), manifest["kind"], manifest["metadata"]["name"])
-
-
-@dataclass(frozen=True)
-class Phases:
-    """The plugin methods that act on one runtime, phase by phase, in registry order."""
-
-    validate: tuple[Callable[..., Verdict], ...]
-    enforce_ml_policy: tuple[Callable[..., None], ...]
-    enforce_pod_group_policy: tuple[Callable[..., None], ...]
-    enforce_pod_spec: tuple[Callable[..., None], ...]
-    pre_build_sync: tuple[Callable[..., None], ...]
-    build: tuple[Callable[..., list[Manifest]], ...]
 
 
 class Framework:
@@ -55,30 +43,34 @@ class Framework:
         self.pod_spec_enforcers = _implementing(plugins, EnforcePodSpecPlugin)
         self.pre_build_syncers = _implementing(plugins, PreBuildSyncPlugin)
         self.builders = _implementing(plugins, ComponentBuilderPlugin)
-        self._phases: IdentityMemo[Runtime, Phases] = IdentityMemo()
+        # Kept with each compiled runtime, as long as it lives; one per framework, since plans differ by plugins.
+        self._plan: Derived[RenderPlan] = Derived(
+            "render plan", lambda compiled: make_plan(compiled, plugins, self.phases(compiled.runtime))
+        )
+
+    def plan(self, compiled: CompiledRuntime) -> RenderPlan:
+        """How this framework renders TrainJobs against `compiled`, made once per runtime."""
+        return compiled.derive(self._plan)
 
     def phases(self, runtime: Runtime) -> Phases:
-        """The plugins that act on `runtime`, found once per runtime: a plugin with an `applies_to(runtime)`
-        that answers False would return at once in every phase, so it is left out of them."""
-        found = self._phases.get(runtime)
-        if found is not None:
-            return found
+        """The plugins that act on `runtime`: a plugin with an `applies_to(runtime)` that answers False
+        would return at once in every phase, so it is left out of them."""
 
         def acting(plugins: list[Any], method: str) -> tuple[Callable[..., Any], ...]:
             return tuple(getattr(plugin, method) for plugin in plugins if _applies(plugin, runtime))
 
-        return self._phases.put(runtime, Phases(
+        return Phases(
             validate=acting(self.validators, "validate"),
             enforce_ml_policy=acting(self.ml_policy_enforcers, "enforce_ml_policy"),
             enforce_pod_group_policy=acting(self.pod_group_enforcers, "enforce_pod_group_policy"),
             enforce_pod_spec=acting(self.pod_spec_enforcers, "enforce_pod_spec"),
             pre_build_sync=acting(self.pre_build_syncers, "pre_build_sync"),
             build=acting(self.builders, "build"),
-        ))
+        )
 
-    def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext, phases: Phases | None = None) -> Verdict:
+    def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
         verdict = NO_FINDINGS  # shared and immutable: replaced by a Verdict of its own at the first finding
-        for validate in (phases or self.phases(info.runtime)).validate:
+        for validate in info.plan.phases.validate:
             found = validate(info, trainjob, context)
             if found is not NO_FINDINGS:
                 if verdict is NO_FINDINGS:
@@ -86,10 +78,9 @@ class Framework:
                 verdict.extend(found)
         return verdict
 
-    def build(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext, phases: Phases | None = None) -> list[Manifest]:
-        """The children, after every enforcement phase; `phases` are `self.phases(info.runtime)`, passed by
-        a caller that found them already."""
-        phases = phases or self.phases(info.runtime)
+    def build(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> list[Manifest]:
+        """The children, after every enforcement phase."""
+        phases = info.plan.phases
         for enforce in phases.enforce_ml_policy:
             enforce(info, trainjob)
         for enforce in phases.enforce_pod_group_policy:

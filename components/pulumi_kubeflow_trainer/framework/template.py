@@ -1,40 +1,50 @@
-"""From a runtime and a TrainJob to the RuntimeInfo plugins work on (upstream `newRuntimeInfo`)."""
+"""From a runtime's render plan and a TrainJob to the RuntimeInfo plugins work on (upstream `newRuntimeInfo`)."""
 
 from __future__ import annotations
 
-import pickle
+import copy
 
 from ..api import constants as c
 from ..api.core import ResourceRequirements
 from ..api.patches import RuntimePatch
-from ..api.runtime import Runtime
 from ..api.trainjob import TrainJob
 from .compiled import CompiledRuntime
 from .info import PodSet, RuntimeInfo
 from .kube import Manifest
-from .memo import IdentityMemo
 from .merge import strategic_merge
+from .plan import RenderPlan, pod_set_layout
 
 
-def build_runtime_info(trainjob: TrainJob, compiled: CompiledRuntime) -> RuntimeInfo:
+def build_runtime_info(trainjob: TrainJob, plan: RenderPlan) -> RuntimeInfo:
+    compiled = plan.compiled
     patches = trainjob.spec.runtime_patches
-    spec = _apply_runtime_patches(patches, compiled.spec_copy()) if patches else compiled.spec_copy()
-    runtime = compiled.runtime
-    pod_sets = _pod_sets(runtime, spec)
+    if patches:
+        spec = _apply_runtime_patches(patches, compiled.spec_copy())
+        layout = pod_set_layout(spec, compiled)  # a patch may add, drop or relabel jobs
+        labels, annotations = _jobset_metadata(patches, compiled)
+    else:
+        spec, layout = compiled.spec_copy(), plan.layout
+        labels, annotations = dict(compiled.labels), dict(compiled.annotations)
+    jobs = spec.get("replicatedJobs") or []
+    pod_sets = [PodSet(job=jobs[entry.index], ancestor=entry.ancestor, count=entry.count) for entry in layout]
     trainer = trainjob.spec.trainer
-    requested = _requested_resources(trainer.resources_per_node) if trainer and trainer.resources_per_node is not None else None
+    resources = trainer.resources_per_node if trainer is not None else None
+    requested = _resources_manifest(resources) if resources is not None else None
     if requested is not None:
-        _merge_resources_per_node(requested, runtime, pod_sets)
-    labels, annotations = _jobset_metadata(patches, compiled) if patches else (dict(compiled.labels), dict(compiled.annotations))
+        _merge_resources_per_node(requested, plan, pod_sets)
+    metadata = trainjob.metadata
+    policy = compiled.runtime.spec
     return RuntimeInfo(
         trainjob=trainjob,
-        compiled=compiled,
+        plan=plan,
+        name=metadata.name or "",
+        namespace=metadata.namespace or "default",
         labels=labels,
         annotations=annotations,
         jobset_spec=spec,
         pod_sets=pod_sets,
-        ml_policy=runtime.spec.ml_policy,
-        pod_group_policy=runtime.spec.pod_group_policy,
+        ml_policy=policy.ml_policy,
+        pod_group_policy=policy.pod_group_policy,
         # [] is kept: given, even empty, they replace the runtime's (upstream: `command != nil`)
         trainer_command=list(trainer.command) if trainer and trainer.command is not None else None,
         trainer_args=list(trainer.args) if trainer and trainer.args is not None else None,
@@ -42,17 +52,17 @@ def build_runtime_info(trainjob: TrainJob, compiled: CompiledRuntime) -> Runtime
     )
 
 
-def _requested_resources(resources: ResourceRequirements) -> Manifest:
-    """The TrainJob's resourcesPerNode as a manifest of its own: dumped once per (frozen) model, copied
-    per render, since the merge may put its claims into the JobSet."""
-    pickled = _REQUESTED.get(resources)
-    if pickled is None:
-        pickled = _REQUESTED.put(resources, pickle.dumps(resources.to_manifest(), protocol=pickle.HIGHEST_PROTOCOL))
-    manifest: Manifest = pickle.loads(pickled)
+def _resources_manifest(resources: ResourceRequirements) -> Manifest:
+    """The TrainJob's resourcesPerNode as a manifest of its own (`to_manifest()`, without pydantic's
+    serializer): the merge may put its parts into the JobSet. Quantities are canonical strings already."""
+    manifest: Manifest = {}
+    if resources.limits is not None:
+        manifest["limits"] = dict(resources.limits)
+    if resources.requests is not None:
+        manifest["requests"] = dict(resources.requests)
+    if resources.claims is not None:
+        manifest["claims"] = copy.deepcopy(resources.claims)
     return manifest
-
-
-_REQUESTED: IdentityMemo[ResourceRequirements, bytes] = IdentityMemo()
 
 
 def _jobset_metadata(patches: list[RuntimePatch], compiled: CompiledRuntime) -> tuple[dict[str, str], dict[str, str]]:
@@ -80,12 +90,12 @@ def _apply_runtime_patches(patches: list[RuntimePatch], spec: Manifest) -> Manif
     return spec
 
 
-def _merge_resources_per_node(wanted: Manifest, runtime: Runtime, pod_sets: list[PodSet]) -> None:
-    ml_policy = runtime.spec.ml_policy
-    launcher_as_node = bool(ml_policy and ml_policy.mpi and ml_policy.mpi.run_launcher_as_node)
+def _merge_resources_per_node(wanted: Manifest, plan: RenderPlan, pod_sets: list[PodSet]) -> None:
+    """Into the `node` container of every trainer node: the trainer job's, and the jobs plugins declare."""
+    has_policy = plan.compiled.runtime.spec.ml_policy is not None
     for pod_set in pod_sets:
-        is_trainer = pod_set.ancestor == c.ANCESTOR_TRAINER and ml_policy is not None
-        if is_trainer or (launcher_as_node and pod_set.name == c.NODE):
+        is_trainer = pod_set.ancestor == c.ANCESTOR_TRAINER and has_policy
+        if is_trainer or pod_set.name in plan.trainer_node_jobs:
             node = pod_set.find_container(c.NODE)
             if node is not None:
                 node["resources"] = _merge_resources(node.get("resources") or {}, wanted)
@@ -106,18 +116,3 @@ def _merge_claims(current: list[Manifest], wanted: list[Manifest]) -> list[Manif
     by_name = {claim.get("name"): claim for claim in current}
     by_name.update({claim.get("name"): claim for claim in wanted})
     return list(by_name.values())
-
-
-def _pod_sets(runtime: Runtime, spec: Manifest) -> list[PodSet]:
-    ml_policy = runtime.spec.ml_policy
-    pod_sets = []
-    for job in spec.get("replicatedJobs") or []:
-        template = job.setdefault("template", {})
-        ancestor = ((template.get("metadata") or {}).get("labels") or {}).get(c.LABEL_ANCESTOR)
-        if ancestor == c.ANCESTOR_TRAINER and ml_policy is not None:
-            count = ml_policy.num_nodes if ml_policy.num_nodes is not None else 1
-        else:
-            parallelism = (template.get("spec") or {}).get("parallelism")
-            count = parallelism if parallelism is not None else 1
-        pod_sets.append(PodSet(job=job, ancestor=ancestor, count=max(count, 1)))
-    return pod_sets

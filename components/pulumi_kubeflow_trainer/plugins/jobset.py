@@ -79,7 +79,6 @@ def _configure_initializers(info: RuntimeInfo, trainjob: TrainJob) -> None:
 
 def _configure_trainer(info: RuntimeInfo, trainjob: TrainJob) -> None:
     trainer = trainjob.spec.trainer
-    mpi = info.ml_policy.mpi if info.ml_policy else None
     for pod_set in info.pod_sets:
         is_trainer = pod_set.ancestor == c.ANCESTOR_TRAINER
         if is_trainer:
@@ -94,7 +93,7 @@ def _configure_trainer(info: RuntimeInfo, trainjob: TrainJob) -> None:
             # builder does (`args != nil`).
             _replace(container, "command", info.trainer_command)
             _replace(container, "args", info.trainer_args)
-        if trainer.env and (is_trainer or (mpi is not None and mpi.run_launcher_as_node and pod_set.name == c.NODE)):
+        if trainer.env and info.is_trainer_node(pod_set):
             upsert_env(container, env_manifests(trainer.env))
 
 

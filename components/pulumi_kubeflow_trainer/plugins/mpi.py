@@ -81,6 +81,13 @@ class MPIPlugin:
         policy = runtime.spec.ml_policy
         return policy is not None and policy.mpi is not None
 
+    @staticmethod
+    def trainer_node_jobs(runtime: Runtime) -> tuple[str, ...]:
+        """With the launcher as a node, the node job runs trainer nodes too: the TrainJob's resources and
+        env go to both (the launcher is the trainer job)."""
+        policy = runtime.spec.ml_policy
+        return (c.NODE,) if policy is not None and policy.mpi is not None and policy.mpi.run_launcher_as_node else ()
+
     def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
         mpi = _policy(info)
         trainer = trainjob.spec.trainer
@@ -106,10 +113,8 @@ class MPIPlugin:
         if mpi is None:
             return
         self._set_num_nodes(info, trainjob, mpi)
-        slots = self._slots(info, trainjob, mpi)
-        info.slots_per_node = slots
         self._mount_ssh_auth(info, trainjob, mpi)
-        self._configure_launcher(info, trainjob, mpi, slots)
+        self._configure_launcher(info, trainjob, mpi, _slots(info, trainjob, mpi))
 
     @staticmethod
     def _set_num_nodes(info: RuntimeInfo, trainjob: TrainJob, mpi: MPIMLPolicySource) -> None:
@@ -117,14 +122,6 @@ class MPIPlugin:
         if trainer is None or trainer.num_nodes is None or node is None:
             return
         node.count = max(trainer.num_nodes - 1, 1) if mpi.run_launcher_as_node else trainer.num_nodes
-
-    @staticmethod
-    def _slots(info: RuntimeInfo, trainjob: TrainJob, mpi: MPIMLPolicySource) -> int:
-        trainer = trainjob.spec.trainer
-        if trainer is not None and trainer.num_proc_per_node is not None:
-            return trainer.num_proc_per_node
-        gpus = info.gpus_per_node()
-        return gpus if mpi.num_proc_per_node == 1 and gpus > 1 else mpi.num_proc_per_node
 
     @staticmethod
     def _mount_ssh_auth(info: RuntimeInfo, trainjob: TrainJob, mpi: MPIMLPolicySource) -> None:
@@ -178,17 +175,17 @@ class MPIPlugin:
 
     @staticmethod
     def _hostfile_config_map(info: RuntimeInfo, trainjob: TrainJob, mpi: MPIMLPolicySource) -> Manifest:
-        slots = info.slots_per_node if info.slots_per_node is not None else mpi.num_proc_per_node
-        suffix = _hostfile_suffix(mpi.mpi_implementation, slots)
-        hosts = []
-        for pod_set in info.pod_sets:
-            if suffix is not None and (pod_set.name == c.NODE or (mpi.run_launcher_as_node and pod_set.name == c.LAUNCHER)):
-                hosts.extend(pod_set.endpoints)
+        suffix = _hostfile_suffix(mpi.mpi_implementation, _slots(info, trainjob, mpi))
+        hostfile = "" if suffix is None else "".join(
+            pod_set.endpoint_lines(suffix)
+            for pod_set in info.pod_sets
+            if pod_set.name == c.NODE or (mpi.run_launcher_as_node and pod_set.name == c.LAUNCHER)
+        )
         return {
             "apiVersion": "v1",
             "kind": "ConfigMap",
             "metadata": child_metadata(trainjob, hostfile_name(trainjob)),
-            "data": {"hostfile": suffix.join(hosts) + suffix if suffix is not None and hosts else ""},
+            "data": {"hostfile": hostfile},
         }
 
 
@@ -205,6 +202,15 @@ def _ssh_auth_volume(trainjob: TrainJob) -> Manifest:
             ],
         },
     }
+
+
+def _slots(info: RuntimeInfo, trainjob: TrainJob, mpi: MPIMLPolicySource) -> int:
+    """Slots per host: the TrainJob's numProcPerNode, else the runtime's, else one per GPU."""
+    trainer = trainjob.spec.trainer
+    if trainer is not None and trainer.num_proc_per_node is not None:
+        return trainer.num_proc_per_node
+    gpus = info.gpus_per_node()
+    return gpus if mpi.num_proc_per_node == 1 and gpus > 1 else mpi.num_proc_per_node
 
 
 def _policy(info: RuntimeInfo) -> MPIMLPolicySource | None:
