@@ -21,7 +21,7 @@ from ..plugins.flux import curve_name
 from ..plugins.flux_scripts import format_curve_certificate
 from ..rendering import Renderer
 from ..ssh import SSHKeyPair
-from . import children, kueue
+from . import children, controller_mode, kueue
 from .args import DatasetInitializerInput, ModelInitializerInput, TrainerInput
 from .catalog import RuntimeCatalog, RuntimeInput, as_catalog, runtime_model
 from .completion import WAIT_FOR, WaitFor, failure_hooks, trainjob_status, wait_annotations
@@ -73,6 +73,7 @@ class TrainJob(pulumi.ComponentResource):
         _children_to_register: tuple[str, list[dict[str, Any]], str | None, int, pulumi.ResourceHookBinding | None]
         _ssh_key: GeneratedKey | None
         _jobset: pulumi.CustomResource | None
+        _controller: controller_mode.ControllerMode | None
 
     def __new__(
         cls,
@@ -95,6 +96,7 @@ class TrainJob(pulumi.ComponentResource):
         wait_for: WaitFor = "none",
         wait_timeout_seconds: int = 24 * 3600,
         runtime_snapshot: bool = False,
+        controller: str | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> TrainJob:
         self = super().__new__(cls)
@@ -116,13 +118,17 @@ class TrainJob(pulumi.ComponentResource):
                 raise TrainerError(f"wait_for: {wait_for!r} is not one of {', '.join(WAIT_FOR)}")
             trainjob = self._parse(name, manifest, overrides, runtime, runtimes)
             manifests = self._render(trainjob, runtime_snapshot)
+            self._controller = controller_mode.for_trainjob(  # controller="kubeflow": controller_mode.py
+                controller, self._placeholders.reveal, trainjob, manifests, (runtime, runtimes), queue_name,
+                wait_timeout_seconds if wait_for == "completed" else None, f"{_hook_prefix(name, opts)}:trainjob-failed")
         except TrainerError as error:
             raise invalid_input((TYPE, name), explain_outputs(error)) from None
         self.trainjob = trainjob
         # The update rules compare this input with the one in the state, in a hook the engine also runs at preview.
         record = record_of(self._identity(), self._placeholders.reveal(trainjob.spec.to_manifest()))
         rules = pulumi.ResourceOptions(hooks=pulumi.ResourceHookBinding(before_update=[update_rules_hook()]))
-        pulumi.ComponentResource.__init__(self, TYPE, name, {RECORD: record}, pulumi.ResourceOptions.merge(opts, rules))
+        props = {RECORD: record, **controller_mode.component_props(self._controller)}
+        pulumi.ComponentResource.__init__(self, TYPE, name, props, pulumi.ResourceOptions.merge(opts, rules))
         for message in self._warnings:  # what upstream renders but a check of ours warns about (docs/parity.md)
             pulumi.log.warn(message, resource=self)
         jobset_hooks = self._failure_hooks(name, opts) if wait_for == "completed" else None
@@ -133,7 +139,11 @@ class TrainJob(pulumi.ComponentResource):
 
         def __init__(self, *_args: Any, **_kwargs: Any) -> None:
             """The children (the arguments were read by `__new__`)."""
-            self.resources = self._register_children(*self._children_to_register)
+            if self._controller is not None:
+                self._ssh_key, self._jobset = None, None
+                self.resources = self._controller.register(self, self._children_to_register[0])
+            else:
+                self.resources = self._register_children(*self._children_to_register)
             del self._children_to_register
 
     def _failure_hooks(self, name: str, opts: pulumi.ResourceOptions | None) -> pulumi.ResourceHookBinding:
@@ -260,7 +270,19 @@ class TrainJob(pulumi.ComponentResource):
         return self._status.apply(lambda status: status.get("jobsStatus") or [])
 
     @functools.cached_property
+    def expected_children(self) -> pulumi.Output[list[dict[str, Any]]]:
+        """controller="kubeflow": the objects the controller is expected to create (else: none)."""
+        return pulumi.Output.from_input(controller_mode.expected_of(self._controller))
+
+    @functools.cached_property
+    def drift(self) -> pulumi.Output[list[str]]:
+        """controller="kubeflow": how the controller's live objects differ from `expected_children`."""
+        return self._controller.drift() if self._controller is not None else pulumi.Output.from_input([])
+
+    @functools.cached_property
     def _status(self) -> pulumi.Output[dict[str, Any]]:
+        if self._controller is not None:  # the live TrainJob's own status
+            return self._controller.status()
         if self._jobset is None:  # no JobSet rendered
             return pulumi.Output.from_input({})
         manifest = self.trainjob.to_manifest()

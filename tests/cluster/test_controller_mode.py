@@ -1,0 +1,142 @@
+"""Controller mode (`TrainJob(..., controller="kubeflow")`) against the real upstream Kubeflow Trainer
+controller manager v2.3.0 (`tools/cluster up --trainer-controller`, a cluster of this module's own):
+the TrainJob and runtime objects are what Pulumi registers, the controller creates the JobSet, which
+runs to Complete on kwok; the component's outputs say Complete, its prediction matches the live
+JobSet (no drift), a second preview shows no change, and destroy leaves nothing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import pulumi.automation as auto
+import pulumi_kubernetes as k8s
+import pytest
+
+from pulumi_kubeflow_trainer import TrainerArgs, TrainingRuntime, TrainJob
+from tests.toolchain import TOOLS, isolated_engine_env
+
+from .conftest import PASSPHRASE, Cluster
+
+pytestmark = pytest.mark.cluster
+NAMESPACE = "default"
+IMAGE = "busybox:1.37"  # never pulled: kwok runs no containers
+# tools/cluster, or another launcher of tools/localcluster (for trying a change of it).
+LAUNCHER = Path(os.environ.get("PULUMI_KFT_CLUSTER_LAUNCHER") or TOOLS / "cluster")
+
+RUNTIME: dict[str, Any] = {
+    "apiVersion": "trainer.kubeflow.org/v1alpha1",
+    "kind": "TrainingRuntime",
+    "metadata": {"name": "kwok-torch-ctl", "namespace": NAMESPACE},
+    "spec": {
+        "mlPolicy": {"numNodes": 2, "torch": {}},
+        "template": {"spec": {"replicatedJobs": [{
+            "name": "node",
+            "template": {
+                "metadata": {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}},
+                "spec": {"backoffLimit": 0, "template": {"spec": {"containers": [{"name": "node", "image": IMAGE}]}}},
+            },
+        }]}},
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def controller_cluster(cluster_bin: Path, engine_bin: Path, reference: Path,
+                       tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    root = tmp_path_factory.mktemp("controller-cluster")
+    argv = [str(LAUNCHER), "up", "--dir", str(root), "--bin", str(cluster_bin), "--timeout", "180",
+            "--crds", str(reference / "crds"), "--trainer-controller"]
+    started = time.monotonic()
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+    if result.returncode != 0:
+        pytest.fail(f"tools/cluster up --trainer-controller failed:\n{result.stderr[-6000:]}")
+    print(f"\ncluster with the Trainer controller up in {time.monotonic() - started:.1f}s")
+    try:
+        yield Cluster(root, cluster_bin)
+    finally:
+        subprocess.run([str(LAUNCHER), "down", "--dir", str(root)], timeout=120, check=False)
+
+
+@pytest.fixture
+def stack_env(engine_bin: Path, controller_cluster: Cluster, tmp_path: Path,
+              monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    env = isolated_engine_env(engine_bin, tmp_path, PASSPHRASE)
+    # The drift check runs in the engine's dynamic-provider process and reads $KUBECONFIG; the
+    # inline program runs here (restored afterwards).
+    env["KUBECONFIG"] = str(controller_cluster.kubeconfig)
+    monkeypatch.setenv("KUBECONFIG", str(controller_cluster.kubeconfig))
+    return env
+
+
+def make_stack(name: str, env: dict[str, str], engine_bin: Path, cluster: Cluster) -> auto.Stack:
+    def program() -> None:
+        provider = k8s.Provider("cluster", kubeconfig=str(cluster.kubeconfig))
+        opts = pulumi.ResourceOptions(provider=provider)
+        runtime = TrainingRuntime("runtime", RUNTIME, controller="kubeflow", opts=opts)
+        job = TrainJob(name, runtime=runtime, namespace=NAMESPACE, controller="kubeflow", wait_for="completed",
+                       wait_timeout_seconds=300, trainer=TrainerArgs(image=IMAGE, command=["python", "train.py"]),
+                       opts=opts)
+        pulumi.export("conditions", job.conditions)
+        pulumi.export("jobs_status", job.jobs_status)
+        pulumi.export("drift", job.drift)
+        pulumi.export("expected", job.expected_children)
+
+    options = auto.LocalWorkspaceOptions(
+        env_vars=env, pulumi_home=env["PULUMI_HOME"], secrets_provider="passphrase",
+        pulumi_command=auto.PulumiCommand(root=str(engine_bin.parent)),
+        project_settings=auto.ProjectSettings(name="controller-it", runtime="python",
+                                              backend=auto.ProjectBackend(url=env["PULUMI_BACKEND_URL"])),
+    )
+    return auto.create_stack(name, project_name="controller-it", program=program, opts=options)
+
+
+def outputs(stack: auto.Stack) -> dict[str, Any]:
+    return {key: value.value for key, value in stack.outputs().items()}
+
+
+def true_condition(conditions: list[dict[str, Any]], kind: str) -> dict[str, Any] | None:
+    return next((c for c in conditions if c.get("type") == kind and c.get("status") == "True"), None)
+
+
+def test_the_controller_creates_the_predicted_jobset_and_it_completes(
+        stack_env: dict[str, str], engine_bin: Path, controller_cluster: Cluster, tmp_path: Path):
+    cluster, log = controller_cluster, (tmp_path / "pulumi.log").open("w")
+    stack = make_stack("it-ctl", stack_env, engine_bin, cluster)
+    preview = stack.preview(on_output=log.write, color="never", diff=True)
+    assert "JobSet" in preview.stdout and "expected" in preview.stdout, "the preview shows the prediction"
+
+    stack.up(on_output=log.write, color="never")
+    trainjob = cluster.get("trainjobs.trainer.kubeflow.org", "it-ctl")
+    assert trainjob is not None, "the TrainJob object is what Pulumi registered"
+    assert cluster.get("trainingruntimes.trainer.kubeflow.org", "kwok-torch-ctl") is not None
+    jobset = cluster.get("jobsets.jobset.x-k8s.io", "it-ctl")
+    assert jobset is not None, "the controller created the JobSet"
+    assert [ref["kind"] for ref in jobset["metadata"].get("ownerReferences") or []] == ["TrainJob"]
+    assert not any(f.get("manager", "").startswith("pulumi") for f in jobset["metadata"].get("managedFields") or []), (
+        "nothing of ours wrote the JobSet")
+    assert cluster.jobset_condition("it-ctl", "Completed") is not None
+
+    out = outputs(stack)
+    assert true_condition(out["conditions"], "Complete") is not None, out["conditions"]
+    assert out["drift"] == [], out["drift"]
+    assert [m["kind"] for m in out["expected"]] == ["JobSet"]
+    assert [j["name"] for j in out["jobs_status"]] == ["node"]
+
+    again = stack.preview(on_output=log.write, color="never")
+    changes = {op: n for op, n in (again.change_summary or {}).items() if op != "same"}
+    assert changes == {}, f"a second preview changes nothing: {again.change_summary}"
+
+    stack.destroy(on_output=log.write, color="never")
+    assert cluster.get("trainjobs.trainer.kubeflow.org", "it-ctl") is None
+    assert cluster.get("trainingruntimes.trainer.kubeflow.org", "kwok-torch-ctl") is None
+    selector = "jobset.sigs.k8s.io/jobset-name=it-ctl"
+    cluster.wait("the JobSet, Jobs and Pods to be garbage-collected", lambda: (
+        cluster.get("jobsets.jobset.x-k8s.io", "it-ctl") is None
+        and not cluster.list("jobs", selector=selector) and not cluster.list("pods", selector=selector)))
+    stack.workspace.remove_stack(stack.name)
