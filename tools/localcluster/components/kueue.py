@@ -79,7 +79,10 @@ class Kueue(Component):
         names = []
         for path in crds:
             names += cluster.kubectl.apply("-f", str(path), "-o", "name").stdout.split()
-        cluster.kubectl("wait", "--for=condition=Established", *names, f"--timeout={cluster.timeout}s")
+        # Retried: kubectl wait fails at once ("status.conditions accessor error") on a CRD just created,
+        # before the API server has written any condition.
+        cluster.wait("Kueue's CRDs to be Established", lambda: cluster.kubectl.ok(
+            "wait", "--for=condition=Established", *names, "--timeout=10s"))
 
     def health(self, cluster: Cluster) -> Check:
         url = f"{cluster.url('kueue_health')}/healthz"
