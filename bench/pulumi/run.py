@@ -3,7 +3,7 @@
 Both programs run through the real engine (tools/bootstrap's toolchain), offline: a file backend in a
 temporary directory and the kubernetes provider in render mode (`renderYamlToDirectory`), as the
 engine tests do. The TrainJob program is written as users write it (README): one bundled
-`ClusterTrainingRuntime` and N `TrainJob(runtime=torch, trainer=Trainer(...))`. The direct program
+`ClusterTrainingRuntime` and N `TrainJob(runtime=torch, trainer=TrainerArgs(...))`. The direct program
 registers N `kubernetes.apiextensions.CustomResource` JobSets, rendered beforehand (so it pays
 nothing for rendering). For each N, each operation is timed on a fresh stack: `preview` (everything
 new), `up`, then a `preview` with no change; the ratio is TrainJob time / direct time, best of
@@ -67,12 +67,12 @@ def trainjob_program(count: int, render_dir: str) -> Callable[[], None]:
         import pulumi
         import pulumi_kubernetes as k8s
 
-        from pulumi_kubeflow_trainer import ClusterTrainingRuntime, Trainer, TrainJob
+        from pulumi_kubeflow_trainer import ClusterTrainingRuntime, TrainerArgs, TrainJob
 
         opts = pulumi.ResourceOptions(provider=k8s.Provider("render", render_yaml_to_directory=render_dir))
         torch = ClusterTrainingRuntime.bundled("torch-distributed", opts=opts)
         for index in range(count):
-            trainer = Trainer(image=IMAGE, num_nodes=2, command=["torchrun", "train.py"], resources_per_node={"limits": {"cpu": "2"}})
+            trainer = TrainerArgs(image=IMAGE, num_nodes=2, command=["torchrun", "train.py"], resources_per_node={"limits": {"cpu": "2"}})
             TrainJob(f"job-{index}", runtime=torch, namespace="team", trainer=trainer, opts=opts)
 
     return program
