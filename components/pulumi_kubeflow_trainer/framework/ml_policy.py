@@ -8,7 +8,7 @@ change for a new policy:
   by every runtime model, and counted by the "only one policy" rule. A key no plugin claims is refused.
 - `leaves_trainer_to_plainml = True`: the PlainML plugin sets the trainer's node count and the user's env
   for this policy, before the plugin acts (XGBoost, Flux). Default False: the plugin does both itself.
-- `function_launcher`: how `Trainer.from_function` starts a function on this policy's nodes (default
+- `function_launcher`: how `TrainerArgs.from_function` starts a function on this policy's nodes (default
   `python`), or, with a `refusal`, why it cannot.
 
 The table is the process's: built-in plugins (claimed when the plugins package is imported), plugins
