@@ -260,6 +260,29 @@ def load_errors(manifest: dict[str, Any]) -> list[Any]:
     raise AssertionError(f"{manifest.get('kind')} loaded although it is invalid")
 
 
+@dataclass(frozen=True)
+class RefusedManifest:
+    """A manifest `load` refuses, the field path of the error, and the parts of its message."""
+
+    name: str
+    manifest: dict[str, Any]
+    path: str
+    says: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ValidManifest:
+    name: str
+    manifest: dict[str, Any]
+
+
+def assert_load_refuses(case: RefusedManifest) -> None:
+    errors = load_errors(case.manifest)
+    matching = [error for error in errors if error.path == case.path]
+    assert matching, f"no error at {case.path}: {[str(error) for error in errors]}"
+    assert all(part in matching[0].message for part in case.says), str(matching[0])
+
+
 def named(prefix: str, count: int, **fields: Any) -> list[dict[str, Any]]:
     """`count` items named prefix0, prefix1, ... (for list size limits)."""
     return [{"name": f"{prefix}{index}", **fields} for index in range(count)]

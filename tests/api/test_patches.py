@@ -3,14 +3,15 @@ unique by their key and bounded in size."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from pulumi_kubeflow_trainer.api.trainjob import TrainJob
 from pulumi_kubeflow_trainer.loading import load
-from tests.builders import load_errors, make_trainjob, named
+from tests.builders import RefusedManifest as Case
+from tests.builders import ValidManifest as Valid
+from tests.builders import assert_load_refuses, make_trainjob, named
 
 UNKNOWN = "Unsupported field"
 PATCH = "spec.runtimePatches[0].trainingRuntimeSpec"
@@ -34,14 +35,6 @@ def patch_entry(**entry: Any) -> dict[str, Any]:
 
 def node(**fields: Any) -> dict[str, Any]:
     return {"name": "node", **fields}
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    manifest: dict[str, Any]
-    path: str
-    says: tuple[str, ...]
 
 
 INVALID = [
@@ -158,10 +151,7 @@ INVALID = [
 
 @pytest.mark.parametrize("case", INVALID, ids=lambda case: case.name)
 def test_invalid_runtime_patches_are_rejected_with_field_path_and_rule(case: Case) -> None:
-    errors = load_errors(case.manifest)
-    matching = [error for error in errors if error.path == case.path]
-    assert matching, f"no error at {case.path}: {[str(error) for error in errors]}"
-    assert all(part in matching[0].message for part in case.says), str(matching[0])
+    assert_load_refuses(case)
 
 
 KUEUE_POD_PATCH = {
@@ -177,12 +167,6 @@ KUEUE_POD_PATCH = {
     "containers": [{"name": "sidecar", "env": [{"name": "A", "value": "1"}], "volumeMounts": [{"name": "cache", "mountPath": "/c"}]}],
     "initContainers": [{"name": "warmup", "securityContext": {"privileged": False}}],
 }
-
-
-@dataclass(frozen=True)
-class Valid:
-    name: str
-    manifest: dict[str, Any]
 
 
 VALID = [

@@ -3,7 +3,6 @@ embedded JobSet spec's own CEL rules."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -11,7 +10,9 @@ import pytest
 from pulumi_kubeflow_trainer.api import constants as c
 from pulumi_kubeflow_trainer.api.runtime import ClusterTrainingRuntime, TrainingRuntime
 from pulumi_kubeflow_trainer.loading import load
-from tests.builders import RuntimeBuilder, container, load_errors, make_runtime, replicated_job
+from tests.builders import RefusedManifest as Case
+from tests.builders import RuntimeBuilder, assert_load_refuses, container, make_runtime, replicated_job
+from tests.builders import ValidManifest as Valid
 
 ONE_POLICY = "Only one of the policy can be configured"
 NOT_NODE = "containerNames must not include the main node container because PET_* envs are always injected into it"
@@ -54,14 +55,6 @@ def set_path(manifest: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
         node = node.setdefault(part, {})
     node[last] = value
     return manifest
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    manifest: dict[str, Any]
-    path: str
-    says: tuple[str, ...]
 
 
 INVALID = [
@@ -280,16 +273,7 @@ INVALID = [
 
 @pytest.mark.parametrize("case", INVALID, ids=lambda case: case.name)
 def test_invalid_runtimes_are_rejected_with_field_path_and_rule(case: Case) -> None:
-    errors = load_errors(case.manifest)
-    matching = [error for error in errors if error.path == case.path]
-    assert matching, f"no error at {case.path}: {[str(error) for error in errors]}"
-    assert all(part in matching[0].message for part in case.says), str(matching[0])
-
-
-@dataclass(frozen=True)
-class Valid:
-    name: str
-    manifest: dict[str, Any]
+    assert_load_refuses(case)
 
 
 VALID = [

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -11,7 +10,9 @@ from pydantic import ValidationError
 from pulumi_kubeflow_trainer.api import constants as c
 from pulumi_kubeflow_trainer.api.trainjob import TrainJob
 from pulumi_kubeflow_trainer.loading import load
-from tests.builders import TrainJobBuilder, load_errors, make_trainjob, named
+from tests.builders import RefusedManifest as Case
+from tests.builders import TrainJobBuilder, assert_load_refuses, load_errors, make_trainjob, named
+from tests.builders import ValidManifest as Valid
 
 NAME_FORMAT = "metadata.name must match RFC 1035 DNS label format"
 NAME_LENGTH = "metadata.name must be no more than 63 characters"
@@ -28,14 +29,6 @@ def base() -> TrainJobBuilder:
 
 def with_(path: str, value: Any) -> dict[str, Any]:
     return base().set(path, value).obj()
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    manifest: dict[str, Any]
-    path: str
-    says: tuple[str, ...] = field(default_factory=tuple)
 
 
 INVALID = [
@@ -223,10 +216,7 @@ INVALID = [
 
 @pytest.mark.parametrize("case", INVALID, ids=lambda case: case.name)
 def test_invalid_trainjobs_are_rejected_with_field_path_and_rule(case: Case) -> None:
-    errors = load_errors(case.manifest)
-    matching = [error for error in errors if error.path == case.path]
-    assert matching, f"no error at {case.path}: {[str(error) for error in errors]}"
-    assert all(part in matching[0].message for part in case.says), str(matching[0])
+    assert_load_refuses(case)
 
 
 def test_every_error_is_reported_not_just_the_first() -> None:
@@ -238,12 +228,6 @@ def test_every_error_is_reported_not_just_the_first() -> None:
 def test_errors_name_the_document_they_come_from() -> None:
     errors = load_errors(base().num_nodes(2**31).obj())
     assert errors[0].describe().startswith("TrainJob/job: spec.trainer.numNodes: ")
-
-
-@dataclass(frozen=True)
-class Valid:
-    name: str
-    manifest: dict[str, Any]
 
 
 VALID = [
