@@ -110,10 +110,9 @@ def engine_bin() -> Path:
     return found  # type: ignore[return-value]
 
 
-@pytest.fixture(scope="session")
-def cluster(cluster_bin: Path, engine_bin: Path, reference: Path, tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("cluster")
-    # The fetched reference's CRDs (Trainer, JobSet, both PodGroups), so that tests never fetch.
+def start_cluster(root: Path, cluster_bin: Path, reference: Path) -> Cluster:
+    """`tools/cluster up` in `root`, with the fetched reference's CRDs (Trainer, JobSet, both PodGroups),
+    so that tests never fetch."""
     argv = [str(TOOLS / "cluster"), "up", "--dir", str(root), "--bin", str(cluster_bin), "--timeout", "180",
             "--crds", str(reference / "crds")]
     started = time.monotonic()
@@ -121,16 +120,25 @@ def cluster(cluster_bin: Path, engine_bin: Path, reference: Path, tmp_path_facto
     if result.returncode != 0:
         pytest.fail(f"tools/cluster up failed:\n{result.stderr[-6000:]}")
     print(f"\ncluster up in {time.monotonic() - started:.1f}s: {result.stdout.strip().splitlines()[-1]}")
-    cluster = Cluster(root, cluster_bin)
+    return Cluster(root, cluster_bin)
+
+
+def stop_cluster(cluster: Cluster) -> None:
+    # PVCs the JobSets left behind (volumeClaimPolicies retain them): deleting them lets the
+    # controller manager delete their hostPath PVs and the /tmp/hostpath_pv/<uid> directories.
+    cluster.kubectl("delete", "pvc", "--all", "-A", "--wait=true", "--timeout=60s", check=False)
+    cluster.wait("the provisioned volumes to be deleted", lambda: not cluster.kubectl(
+        "get", "pv", "-o", "name", check=False).stdout.strip(), timeout=60)
+    subprocess.run([str(TOOLS / "cluster"), "down", "--dir", str(cluster.root)], timeout=120, check=False)
+
+
+@pytest.fixture(scope="session")
+def cluster(cluster_bin: Path, engine_bin: Path, reference: Path, tmp_path_factory: pytest.TempPathFactory):
+    cluster = start_cluster(tmp_path_factory.mktemp("cluster"), cluster_bin, reference)
     try:
         yield cluster
     finally:
-        # PVCs the JobSets left behind (volumeClaimPolicies retain them): deleting them lets the
-        # controller manager delete their hostPath PVs and the /tmp/hostpath_pv/<uid> directories.
-        cluster.kubectl("delete", "pvc", "--all", "-A", "--wait=true", "--timeout=60s", check=False)
-        cluster.wait("the provisioned volumes to be deleted", lambda: not cluster.kubectl(
-            "get", "pv", "-o", "name", check=False).stdout.strip(), timeout=60)
-        subprocess.run([str(TOOLS / "cluster"), "down", "--dir", str(root)], timeout=120, check=False)
+        stop_cluster(cluster)
 
 
 @pytest.fixture

@@ -29,9 +29,14 @@ def wait_annotations(timeout_seconds: int) -> dict[str, str]:
 
 
 def trainjob_status(trainjob: dict[str, Any], live_status: Any) -> dict[str, Any]:
-    """The TrainJob's status as the controller would compute it from the JobSet's `status`."""
+    """The TrainJob's status as the controller would compute it from the JobSet's `status`.
+
+    Computed as for a TrainJob the Trainer controller manages, whatever its `managedBy`: upstream's
+    controller leaves a MultiKueue TrainJob's status to MultiKueue, which copies it from the worker;
+    here the JobSet is what MultiKueue dispatched, and its status is the worker's already."""
     jobset = {"status": live_status} if isinstance(live_status, dict) else None
-    return compute_status(trainjob, jobset, runtime_supported=True, now=datetime.now(timezone.utc))
+    spec = {key: value for key, value in (trainjob.get("spec") or {}).items() if key != "managedBy"}
+    return compute_status({**trainjob, "spec": spec}, jobset, runtime_supported=True, now=datetime.now(timezone.utc))
 
 
 def failed_condition(status: dict[str, Any]) -> dict[str, Any] | None:
