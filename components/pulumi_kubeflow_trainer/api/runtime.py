@@ -116,13 +116,21 @@ class MLPolicy(KubeModel):
     @property
     def source_keys(self) -> list[str]:
         """The configured policies' keys, the CRD's in field order, then a plugin's."""
-        builtin = [field.alias or name for name, field in type(self).model_fields.items()
-                   if name not in self.NOT_A_SOURCE and getattr(self, name) is not None]
+        builtin = [key for key, name in BUILTIN_SOURCE_FIELDS.items() if getattr(self, name) is not None]
         return builtin + list(self.__pydantic_extra__ or ())
+
+    @property
+    def source_key(self) -> str | None:
+        """The configured policy's key (the first, were there several), None without one: per render, so cheap."""
+        fields = self.__dict__
+        for key, name in BUILTIN_SOURCE_FIELDS.items():
+            if fields[name] is not None:
+                return key
+        return next(iter(self.__pydantic_extra__ or ()), None)
 
     def source(self, key: str) -> KubeModel | None:
         """The policy under `key` (`torch`, or a plugin's), None when it is not configured."""
-        name = _FIELD_NAMES.get(key)
+        name = BUILTIN_SOURCE_FIELDS.get(key)
         if name is not None:
             value: KubeModel | None = getattr(self, name)
             return value
@@ -167,7 +175,8 @@ def _details(error: ValidationError, prefix: tuple[str, ...]) -> list[InitErrorD
     return details
 
 
-_FIELD_NAMES = {field.alias or name: name for name, field in MLPolicy.model_fields.items() if name not in MLPolicy.NOT_A_SOURCE}
+BUILTIN_SOURCE_FIELDS = {field.alias or name: name for name, field in MLPolicy.model_fields.items() if name not in MLPolicy.NOT_A_SOURCE}
+"""The CRD's mlPolicy keys (`torch`, ...) and their MLPolicy field names, in field order."""
 _FIELD_KEYS = frozenset(MLPolicy.model_fields) | frozenset(field.alias for field in MLPolicy.model_fields.values() if field.alias)
 
 

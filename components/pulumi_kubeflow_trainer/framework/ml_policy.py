@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..api.base import KubeModel
-from ..api.runtime import MLPolicy, Runtime, set_policy_source_lookup
+from ..api.runtime import BUILTIN_SOURCE_FIELDS, MLPolicy, Runtime, set_policy_source_lookup
 from .errors import PluginRegistrationError
 
 PolicyPlugin = Any  # a plugin class (or factory) with an `ml_policy` attribute
@@ -47,6 +47,7 @@ class MLPolicyTable:
 
     def __init__(self) -> None:
         self._plugins: dict[str, PolicyPlugin] = {}
+        self._left_to_plainml: set[str] = set()  # read per render: no getattr of an absent attribute then
         self._unclaimed_sources: Callable[[], Iterable[PolicyPlugin]] = tuple
 
     def read_on_miss(self, plugins: Callable[[], Iterable[PolicyPlugin]]) -> None:
@@ -66,6 +67,8 @@ class MLPolicyTable:
                 f"{getattr(holder, 'name', holder)!r} handles already: "
                 "one plugin per policy"
             )
+        if getattr(plugin, "leaves_trainer_to_plainml", False):
+            self._left_to_plainml.add(key)
 
     def plugin_for(self, key: str) -> PolicyPlugin | None:
         """The plugin of `key`; a key not claimed yet is looked for among the plugins not registered yet."""
@@ -78,12 +81,24 @@ class MLPolicyTable:
     def plugin_of(self, runtime: Runtime) -> PolicyPlugin | None:
         """The plugin of the runtime's policy; None without a policy or for a key no plugin handles."""
         policy = runtime.spec.ml_policy
-        keys = policy.source_keys if policy is not None else []
-        return self.plugin_for(keys[0]) if keys else None
+        key = policy.source_key if policy is not None else None
+        if key is None:
+            return None
+        plugin = self._plugins.get(key)
+        return plugin if plugin is not None else self.plugin_for(key)
+
+    def plainml_sets_trainer(self, runtime: Runtime) -> bool:
+        """Whether PlainML sets the trainer's node count and env: without a policy, for a policy whose
+        plugin leaves them to it, and for a key no plugin handles."""
+        policy = runtime.spec.ml_policy
+        key = policy.source_key if policy is not None else None
+        if key is None or key in self._left_to_plainml:
+            return True
+        return key not in self._plugins and self.plugin_for(key) is None
 
     def source_model(self, key: str) -> type[KubeModel] | None:
         """The model of a plugin's own key (not a field of MLPolicy), for the API's validation."""
-        if key in MLPolicy.model_fields or key in _builtin_keys():
+        if key in MLPolicy.model_fields or key in BUILTIN_SOURCE_FIELDS:
             return None
         plugin = self.plugin_for(key)
         return getattr(plugin, "ml_policy_source", None) if plugin is not None else None
@@ -97,10 +112,7 @@ class MLPolicyTable:
         key = getattr(plugin, "ml_policy", None)
         if key is not None and self._plugins.get(key) is plugin:
             del self._plugins[key]
-
-
-def leaves_trainer_to_plainml(plugin: PolicyPlugin) -> bool:
-    return bool(getattr(plugin, "leaves_trainer_to_plainml", False))
+            self._left_to_plainml.discard(key)
 
 
 def function_launcher(plugin: PolicyPlugin) -> FunctionLauncher:
@@ -109,16 +121,12 @@ def function_launcher(plugin: PolicyPlugin) -> FunctionLauncher:
     return launcher
 
 
-def _builtin_keys() -> frozenset[str]:
-    return frozenset(field.alias for name, field in MLPolicy.model_fields.items() if field.alias and name not in MLPolicy.NOT_A_SOURCE)
-
-
 def _check_declaration(plugin: PolicyPlugin, key: object) -> None:
     name = getattr(plugin, "name", plugin)
     if not isinstance(key, str) or not key or key in MLPolicy.NOT_A_SOURCE or key == "numNodes":
         raise PluginRegistrationError(f"plugin {name!r}: ml_policy must be the policy's key under spec.mlPolicy, not {key!r}")
     source = getattr(plugin, "ml_policy_source", None)
-    if key not in _builtin_keys() and not (isinstance(source, type) and issubclass(source, KubeModel)):
+    if key not in BUILTIN_SOURCE_FIELDS and not (isinstance(source, type) and issubclass(source, KubeModel)):
         raise PluginRegistrationError(
             f"plugin {name!r} handles mlPolicy.{key}, which the CRD lacks: set ml_policy_source to the KubeModel of its value"
         )

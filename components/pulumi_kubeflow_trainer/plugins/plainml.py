@@ -9,7 +9,7 @@ from ..api.runtime import Runtime
 from ..api.trainjob import TrainJob
 from ..framework.info import RuntimeInfo
 from ..framework.kube import env_manifests, upsert_env
-from ..framework.ml_policy import ML_POLICIES, leaves_trainer_to_plainml
+from ..framework.ml_policy import ML_POLICIES
 
 NAME = "PlainML"
 
@@ -20,8 +20,7 @@ class PlainMLPlugin:
     @staticmethod
     def applies_to(runtime: Runtime) -> bool:
         """Runtimes without a policy, or whose policy's plugin declares `leaves_trainer_to_plainml`."""
-        plugin = ML_POLICIES.plugin_of(runtime)
-        return plugin is None or leaves_trainer_to_plainml(plugin)
+        return ML_POLICIES.plainml_sets_trainer(runtime)
 
     def enforce_ml_policy(self, info: RuntimeInfo, trainjob: TrainJob) -> None:
         if not self.applies_to(info.runtime):
