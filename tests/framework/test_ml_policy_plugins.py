@@ -32,7 +32,7 @@ from typing import ClassVar
 
 from pulumi_kubeflow_trainer.api import constants as c
 from pulumi_kubeflow_trainer.api.base import KubeModel
-from pulumi_kubeflow_trainer.framework.kube import env_manifests, field_ref_env, upsert_env, upsert_ports
+from pulumi_kubeflow_trainer.framework.kube import field_ref_env, upsert_env, upsert_ports
 from pulumi_kubeflow_trainer.framework.ml_policy import FunctionLauncher
 
 
@@ -58,7 +58,7 @@ class PaddlePlugin:
             return
         if trainer.num_nodes is not None:
             pod_set.count = trainer.num_nodes
-        upsert_env(container, env_manifests(trainer.env))
+        # As JAX's: the user's env follows, from the JobSet builder.
         upsert_env(container, [
             {"name": "PADDLE_NNODES", "value": str(pod_set.count)},
             {"name": "PADDLE_NPROC_PER_NODE", "value": str(info.ml_policy.source("paddle").num_proc_per_node)},
@@ -116,8 +116,8 @@ def test_a_policy_plugin_from_an_entry_point_renders_its_runtime() -> None:
     manifests = render([paddle_runtime(numProcPerNode=4), paddle_job()], runtime_snapshot=True)
     node = jobset_container(manifests, "node")
     assert [var["name"] for var in node["env"]] == [
-        "LOG_LEVEL", "PADDLE_NNODES", "PADDLE_NPROC_PER_NODE", "PADDLE_TRAINER_ID", "PADDLE_MASTER",
-    ], "the plugin's env only, once: PlainML stood aside for a policy whose plugin sets the trainer itself"
+        "PADDLE_NNODES", "PADDLE_NPROC_PER_NODE", "PADDLE_TRAINER_ID", "PADDLE_MASTER", "LOG_LEVEL",
+    ], "the user's env after the plugin's: PlainML (which would put it first) stood aside for a plugin that sets the trainer"
     assert env_of(node)["PADDLE_NNODES"] == "3" and env_of(node)["PADDLE_NPROC_PER_NODE"] == "4"
     assert env_of(node)["PADDLE_MASTER"] == "ernie-node-0-0.ernie:29500"
     assert node["ports"] == [{"containerPort": 29500}]
