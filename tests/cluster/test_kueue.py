@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 import time
 from typing import Any
 
@@ -250,3 +251,33 @@ def test_user_suspend_and_resume_go_through_kueue(cluster: Cluster, cluster_env,
     cluster.wait("the resumed JobSet to complete", lambda: cluster.jobset_condition(name, "Completed"), timeout=180)
     assert no_changes(stack) == {}
     destroy_queued(stack, cluster, name)
+
+
+def test_wait_for_completed_waits_through_the_queue(cluster: Cluster, cluster_env, engine_bin, tmp_path, queues):
+    holder = queued_stack("kq-holder", cluster, cluster_env, engine_bin, tmp_path)
+    holder.up()
+    cluster.wait("the first TrainJob to be admitted (its Pods wait for a pool node)", lambda: admitted(cluster, "kq-holder"))
+
+    waiter = queued_stack("kq-waiter", cluster, cluster_env, engine_bin, tmp_path, wait_for="completed")
+    done: dict[str, Any] = {}
+
+    def up_and_wait() -> None:
+        try:
+            done["result"] = waiter.up()
+        except Exception as error:  # noqa: BLE001 - reported by the assertion below
+            done["error"] = error
+
+    thread = threading.Thread(target=up_and_wait)
+    thread.start()
+    cluster.wait("the waiting Workload to be pending", lambda: (lambda js: js and kueue_condition(
+        workload_of(cluster, js), "QuotaReserved", "False"))(cluster.get(JOBSET, "kq-waiter")))
+    thread.join(timeout=5)
+    assert thread.is_alive(), f"`pulumi up` still waits while the TrainJob is queued: {done}"
+
+    add_pool_node(cluster)
+    thread.join(timeout=240)
+    assert not thread.is_alive() and "error" not in done, done.get("error")
+    assert cluster.jobset_condition("kq-holder", "Completed") and cluster.jobset_condition("kq-waiter", "Completed")
+    assert condition(waiter.outputs()["conditions"], "Complete") is not None
+    destroy_queued(waiter, cluster, "kq-waiter")
+    destroy_queued(holder, cluster, "kq-holder")
