@@ -1,7 +1,7 @@
 """README's Python examples type-check with `mypy --strict` as a user's program that installed the package.
 
 Each ```python block becomes a module of its own in a temporary directory, outside this repo's mypy
-configuration. The package is found on the path (`PYTHONPATH`, where mypy requires a `py.typed` marker,
+configuration (a block whose first line is `# continued` goes on from the block before it). The package is found on the path (`PYTHONPATH`, where mypy requires a `py.typed` marker,
 as in site-packages), so what mypy checks is what a user's checker sees: the published types, without
 the errors of the package itself. A misspelt argument, a wrong `wait_for` or a name the package does
 not export fails here.
@@ -33,8 +33,18 @@ READER_TRAIN_MODULE = "def train(epochs: int, lr: float) -> None:\n    pass\n"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "pulumi-kubeflow-trainer" / "mypy-readme"
 
 
+CONTINUED = "# continued"  # the first line of a block that goes on from the block before it
+
+
 def readme_examples() -> list[str]:
-    return PYTHON_BLOCK.findall((REPO / "README.md").read_text(encoding="utf-8"))
+    """The programs of README's ```python blocks: one per block, a `# continued` block appended to the one before."""
+    programs: list[str] = []
+    for block in PYTHON_BLOCK.findall((REPO / "README.md").read_text(encoding="utf-8")):
+        if block.startswith(CONTINUED) and programs:
+            programs[-1] += block
+        else:
+            programs.append(block)
+    return programs
 
 
 def user_side_mypy(directory: Path, target: str) -> subprocess.CompletedProcess[str]:
@@ -57,7 +67,8 @@ def test_the_readme_examples_pass_mypy_strict_against_the_published_types(tmp_pa
         (tmp_path / f"readme_example_{index}.py").write_text(READER_NAMES + example, encoding="utf-8")
     (tmp_path / "train.py").write_text(READER_TRAIN_MODULE, encoding="utf-8")
     result = user_side_mypy(tmp_path, ".")
-    assert result.returncode == 0, f"mypy --strict on README's examples:\n{result.stdout}{result.stderr}"
+    hint = f"(each ```python block is a program of its own; one that goes on from the block before starts with `{CONTINUED}`)"
+    assert result.returncode == 0, f"mypy --strict on README's examples {hint}:\n{result.stdout}{result.stderr}"
 
 
 def test_the_check_sees_real_types_not_any(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypedDict
 
 import pulumi
 
@@ -35,6 +35,7 @@ class RuntimeOptions(TypedDict, total=False):
     template: JobSetTemplateSpec | Mapping[str, Any] | None
     labels: Mapping[str, str] | None
     deploy: bool
+    controller: Literal["kubeflow"] | None
     opts: pulumi.ResourceOptions | None
 
 
@@ -59,7 +60,7 @@ class RuntimeComponent(pulumi.ComponentResource):
         template: JobSetTemplateSpec | Mapping[str, Any] | None = None,
         labels: Mapping[str, str] | None = None,
         deploy: bool = False,
-        controller: str | None = None,
+        controller: Literal["kubeflow"] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """`manifest` is a dict, model or YAML text in the Kubernetes shape; keyword arguments override

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import functools
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import pulumi
 
@@ -96,7 +96,7 @@ class TrainJob(pulumi.ComponentResource):
         wait_for: WaitFor = "none",
         wait_timeout_seconds: int = 24 * 3600,
         runtime_snapshot: bool = False,
-        controller: str | None = None,
+        controller: Literal["kubeflow"] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> TrainJob:
         self = super().__new__(cls)
