@@ -5,7 +5,7 @@ takes anything `load()` does. Pure: nothing outside the objects given exists."""
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypedDict
 
@@ -13,7 +13,7 @@ from .api import constants as c
 from .api.rules import show
 from .api.runtime import ClusterTrainingRuntime, Runtime, TrainingRuntime
 from .api.trainjob import TrainJob
-from .framework.compiled import CompiledRuntime
+from .framework.compiled import CompiledRuntime, Derived
 from .framework.context import ObjectIndex, RenderContext
 from .framework.errors import FieldError, RuntimeNotFoundError, TrainJobInvalidError
 from .framework.framework import Framework
@@ -96,13 +96,14 @@ class Renderer:
 
     def _validate(self, info: RuntimeInfo, trainjob: TrainJob) -> Verdict:
         verdict = self.framework.validate(info, trainjob, self.context)
-        if isinstance(info.runtime, ClusterTrainingRuntime) and info.runtime.is_deprecated:
-            verdict = Verdict(errors=list(verdict.errors), warnings=[*verdict.warnings, deprecation_warning(info.runtime, referenced=True)])
+        deprecated = info.compiled.derive(DEPRECATION)
+        if deprecated is not None:
+            verdict = Verdict(errors=list(verdict.errors), warnings=[*verdict.warnings, deprecated])
         return verdict
 
     def render(self, trainjob: TrainJob) -> list[Manifest]:
         """The children of one TrainJob, dependencies first; raises TrainJobInvalidError on bad input."""
-        source = f"TrainJob/{trainjob.name}"
+        source = f"TrainJob/{trainjob.metadata.name or ''}"
         try:
             compiled = self.resolve(trainjob)
         except RuntimeNotFoundError as missing:
@@ -127,8 +128,10 @@ class Renderer:
         self._report(info.warnings, source)
         return manifests
 
-    def _report(self, found: Iterable[str], source: str) -> None:
+    def _report(self, found: Sequence[str], source: str) -> None:
         """Warnings as they are; `Check`s with where they are from, or, strict, as the errors they carry."""
+        if not found:
+            return
         found = list(found)
         checks = [item for item in found if isinstance(item, Check)]
         if self.strict and checks:
@@ -137,6 +140,16 @@ class Renderer:
 
 
 _RUNTIME_KINDS = (TrainingRuntime, ClusterTrainingRuntime)
+
+
+def _deprecation(compiled: CompiledRuntime) -> str | None:
+    runtime = compiled.runtime
+    deprecated = isinstance(runtime, ClusterTrainingRuntime) and runtime.is_deprecated
+    return deprecation_warning(runtime, referenced=True) if deprecated else None
+
+
+# The webhook's warning for a TrainJob that references a deprecated ClusterTrainingRuntime.
+DEPRECATION: Derived[str | None] = Derived("deprecation warning", _deprecation)
 
 
 class RenderOptions(TypedDict, total=False):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ..api import constants as c
 from ..api.quantity import Quantity, add_resource_lists, max_resource_lists
 from ..api.runtime import MLPolicy, PodGroupPolicy, Runtime
-from ..api.trainjob import TrainJob
+from ..api.trainjob import Trainer, TrainJob
 from .kube import Manifest, find_named, pod_spec_of
 
 if TYPE_CHECKING:
@@ -146,8 +146,12 @@ class RuntimeInfo:
 
     trainjob: TrainJob
     plan: RenderPlan
-    name: str  # the TrainJob's, read once: plugins need it often
+    compiled: CompiledRuntime  # the plan's
+    # The TrainJob's fields plugins read most, read once: a model's attributes are slow to read.
+    name: str
     namespace: str
+    trainer: Trainer | None  # spec.trainer
+    patched: bool  # whether runtime patches changed the template (what was derived from it may not hold)
     labels: dict[str, str]
     annotations: dict[str, str]
     jobset_spec: Manifest
@@ -159,14 +163,15 @@ class RuntimeInfo:
     requested_resources: Manifest | None = None  # the TrainJob's resourcesPerNode, when set
     _resources_per_node: Manifest | None = field(default=None, repr=False)
     warnings: list[str] = field(default_factory=list)
+    # The pod set of the trainer job: pod sets are fixed once the info is built, so it is found once.
+    trainer_pod_set: PodSet | None = field(init=False, repr=False)
 
-    @property
-    def compiled(self) -> CompiledRuntime:
-        return self.plan.compiled
+    def __post_init__(self) -> None:
+        self.trainer_pod_set = self.find_pod_set(ancestor=c.ANCESTOR_TRAINER)
 
     @property
     def runtime(self) -> Runtime:
-        return self.plan.compiled.runtime
+        return self.compiled.runtime
 
     def is_trainer_node(self, pod_set: PodSet) -> bool:
         """Whether the pod set's `node` container runs the trainer: the trainer job's, and the jobs the
@@ -187,10 +192,6 @@ class RuntimeInfo:
             if (name is None or pod_set.name == name) and (ancestor is None or pod_set.ancestor == ancestor):
                 return pod_set
         return None
-
-    @property
-    def trainer_pod_set(self) -> PodSet | None:
-        return self.find_pod_set(ancestor=c.ANCESTOR_TRAINER)
 
     def resources_per_node(self) -> Manifest:
         """The resources of one trainer node (`ExtractResourcePerNodeFromRuntime`)."""

@@ -5,6 +5,9 @@ validate -> enforce_ml_policy -> enforce_pod_group_policy -> enforce_pod_spec ->
 Within a phase plugins run in registry order, and each returns early when its policy is absent.
 A plugin may also say so ahead of time with `applies_to(runtime) -> bool`: the framework then leaves
 it out of every phase for runtimes it does not apply to (found once per runtime, not per TrainJob).
+An ML-policy plugin whose policy runs trainer nodes in jobs besides the trainer's (MPI's launcher as a
+node) names them with `trainer_node_jobs(runtime) -> Iterable[str]`: the TrainJob's resources and env
+go to their `node` containers too (`RuntimeInfo.is_trainer_node`).
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..api import constants as c
 from .compiled import CompiledRuntime
+from .info import PodSet
 from .interfaces import Verdict
 from .kube import Manifest
 
@@ -68,6 +69,17 @@ def pod_set_layout(spec: Manifest, compiled: CompiledRuntime) -> tuple[PodSetLay
     return tuple(layout)
 
 
+def pod_sets_of(spec: Manifest, layout: tuple[PodSetLayout, ...]) -> list[PodSet]:
+    jobs = spec.get("replicatedJobs") or []
+    return [PodSet(job=jobs[entry.index], ancestor=entry.ancestor, count=entry.count) for entry in layout]
+
+
+def template_pod_sets(compiled: CompiledRuntime) -> list[PodSet]:
+    """The pod sets of a runtime's own template, to read: what a plugin derives from the runtime alone."""
+    spec = compiled.spec_copy()
+    return pod_sets_of(spec, pod_set_layout(spec, compiled))
+
+
 def make_plan(compiled: CompiledRuntime, plugins: Iterable[Any], phases: Phases) -> RenderPlan:
     runtime = compiled.runtime
     node_jobs: set[str] = set()
@@ -83,8 +95,4 @@ def make_plan(compiled: CompiledRuntime, plugins: Iterable[Any], phases: Phases)
     )
 
 
-def is_trainer_node(plan: RenderPlan, name: str, ancestor: str | None) -> bool:
-    return ancestor == c.ANCESTOR_TRAINER or name in plan.trainer_node_jobs
-
-
-__all__ = ["Phases", "PodSetLayout", "RenderPlan", "make_plan", "pod_set_layout"]
+__all__ = ["Phases", "PodSetLayout", "RenderPlan", "make_plan", "pod_set_layout", "pod_sets_of", "template_pod_sets"]

@@ -12,7 +12,7 @@ from .compiled import CompiledRuntime
 from .info import PodSet, RuntimeInfo
 from .kube import Manifest
 from .merge import strategic_merge
-from .plan import RenderPlan, pod_set_layout
+from .plan import RenderPlan, pod_set_layout, pod_sets_of
 
 
 def build_runtime_info(trainjob: TrainJob, plan: RenderPlan) -> RuntimeInfo:
@@ -25,8 +25,7 @@ def build_runtime_info(trainjob: TrainJob, plan: RenderPlan) -> RuntimeInfo:
     else:
         spec, layout = compiled.spec_copy(), plan.layout
         labels, annotations = dict(compiled.labels), dict(compiled.annotations)
-    jobs = spec.get("replicatedJobs") or []
-    pod_sets = [PodSet(job=jobs[entry.index], ancestor=entry.ancestor, count=entry.count) for entry in layout]
+    pod_sets = pod_sets_of(spec, layout)
     trainer = trainjob.spec.trainer
     resources = trainer.resources_per_node if trainer is not None else None
     requested = _resources_manifest(resources) if resources is not None else None
@@ -37,8 +36,11 @@ def build_runtime_info(trainjob: TrainJob, plan: RenderPlan) -> RuntimeInfo:
     return RuntimeInfo(
         trainjob=trainjob,
         plan=plan,
+        compiled=compiled,
         name=metadata.name or "",
         namespace=metadata.namespace or "default",
+        trainer=trainer,
+        patched=bool(patches),
         labels=labels,
         annotations=annotations,
         jobset_spec=spec,

@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from ..api import constants as c
 from ..api.trainjob import InitializerSource, TrainJob
+from ..framework.compiled import CompiledRuntime, Derived
 from ..framework.context import RenderContext
 from ..framework.errors import FieldError, TrainJobInvalidError
 from ..framework.info import RuntimeInfo
@@ -27,7 +28,7 @@ class JobSetPlugin:
         return Verdict(errors=list(verdict.errors), warnings=[*verdict.warnings, *checks]) if checks else verdict
 
     def pre_build_sync(self, info: RuntimeInfo, trainjob: TrainJob) -> None:
-        name, subdomain = trainjob.name, info.subdomain
+        name, subdomain = info.name, info.subdomain
         _require_countable(info)
         for pod_set in info.pod_sets:
             # The endpoints are listed when a plugin first reads them, from the counts of now.
@@ -47,7 +48,7 @@ class JobSetPlugin:
         info.warnings.extend(_undeployable(info))
         if trainjob.spec.active_deadline_seconds is not None:
             info.warnings.append(_deadline_check(trainjob.spec.active_deadline_seconds))
-        metadata = child_metadata(trainjob, trainjob.name)
+        metadata = child_metadata(trainjob, info.name)
         labels = {**info.labels, **kueue_labels(trainjob)}
         if labels:
             metadata["labels"] = labels
@@ -78,7 +79,7 @@ def _configure_initializers(info: RuntimeInfo, trainjob: TrainJob) -> None:
 
 
 def _configure_trainer(info: RuntimeInfo, trainjob: TrainJob) -> None:
-    trainer = trainjob.spec.trainer
+    trainer = info.trainer
     for pod_set in info.pod_sets:
         is_trainer = pod_set.ancestor == c.ANCESTOR_TRAINER
         if is_trainer:
@@ -116,7 +117,7 @@ def _require_countable(info: RuntimeInfo) -> None:
 def count_checks(info: RuntimeInfo, trainjob: TrainJob) -> list[Check]:
     """Counts the CRDs accept (int32, no minimum) and upstream renders, though nothing could run them."""
     found: list[Check] = []
-    trainer = trainjob.spec.trainer
+    trainer = info.trainer
     if trainer is not None and trainer.num_nodes is not None and trainer.num_nodes < 0:
         found.append(Check(FieldError("spec.trainer.numNodes", f"Invalid value: {trainer.num_nodes}: must be greater than or "
                                       "equal to 0: the Jobs' parallelism would be negative, which the API server refuses")))
@@ -124,16 +125,28 @@ def count_checks(info: RuntimeInfo, trainjob: TrainJob) -> list[Check]:
     if trainer is not None and trainer.num_proc_per_node is not None and trainer.num_proc_per_node < 1 and not flux:
         found.append(Check(FieldError("spec.trainer.numProcPerNode", f"Invalid value: {trainer.num_proc_per_node}: must be "
                                       "greater than or equal to 1: no process would start")))
-    policy = info.ml_policy
-    if policy is not None:
-        where = f"{info.runtime.kind}/{info.runtime.name}"
-        if policy.num_nodes is not None and policy.num_nodes < 0:
-            found.append(Check(FieldError("spec.runtimeRef", f"Invalid value: {policy.num_nodes}: {where} sets mlPolicy.numNodes "
-                                          "below 0; the Jobs' parallelism would be negative")))
-        if policy.mpi is not None and policy.mpi.num_proc_per_node < 1:  # Flux's webhook refuses it (plugins.flux)
-            found.append(Check(FieldError("spec.runtimeRef", f"Invalid value: {policy.mpi.num_proc_per_node}: {where} sets "
-                                          "numProcPerNode below 1: no process would start")))
+    found.extend(info.compiled.derive(RUNTIME_COUNT_CHECKS))
     return found
+
+
+def _runtime_count_checks(compiled: CompiledRuntime) -> tuple[Check, ...]:
+    """`count_checks` of the runtime's own counts: the same for every TrainJob."""
+    runtime = compiled.runtime
+    policy = runtime.spec.ml_policy
+    if policy is None:
+        return ()
+    where = f"{runtime.kind}/{runtime.name}"
+    found = []
+    if policy.num_nodes is not None and policy.num_nodes < 0:
+        found.append(Check(FieldError("spec.runtimeRef", f"Invalid value: {policy.num_nodes}: {where} sets mlPolicy.numNodes "
+                                      "below 0; the Jobs' parallelism would be negative")))
+    if policy.mpi is not None and policy.mpi.num_proc_per_node < 1:  # Flux's webhook refuses it (plugins.flux)
+        found.append(Check(FieldError("spec.runtimeRef", f"Invalid value: {policy.mpi.num_proc_per_node}: {where} sets "
+                                      "numProcPerNode below 1: no process would start")))
+    return tuple(found)
+
+
+RUNTIME_COUNT_CHECKS: Derived[tuple[Check, ...]] = Derived("runtime count checks", _runtime_count_checks)
 
 
 def _replace(container: Manifest, key: str, value: list[str] | None) -> None:

@@ -24,14 +24,15 @@ class Check(str):
 
 def owner_references(trainjob: TrainJob) -> list[Manifest]:
     """The controller's owner reference; only possible when the TrainJob exists in a cluster (has a uid)."""
-    if not trainjob.metadata.uid:
+    metadata = trainjob.metadata
+    if not metadata.uid:
         return []
     return [
         {
             "apiVersion": trainjob.api_version,
             "kind": "TrainJob",
-            "name": trainjob.name,
-            "uid": trainjob.metadata.uid,
+            "name": metadata.name or "",
+            "uid": metadata.uid,
             "controller": True,
             "blockOwnerDeletion": True,
         }
@@ -40,11 +41,11 @@ def owner_references(trainjob: TrainJob) -> list[Manifest]:
 
 def child_metadata(trainjob: TrainJob, name: str) -> Manifest:
     metadata: Manifest = {"name": name}
-    if trainjob.metadata.namespace:
-        metadata["namespace"] = trainjob.metadata.namespace
-    owners = owner_references(trainjob)
-    if owners:
-        metadata["ownerReferences"] = owners
+    source = trainjob.metadata
+    if source.namespace:
+        metadata["namespace"] = source.namespace
+    if source.uid:
+        metadata["ownerReferences"] = owner_references(trainjob)
     return metadata
 
 
