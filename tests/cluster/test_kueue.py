@@ -281,3 +281,23 @@ def test_wait_for_completed_waits_through_the_queue(cluster: Cluster, cluster_en
     assert condition(waiter.outputs()["conditions"], "Complete") is not None
     destroy_queued(waiter, cluster, "kq-waiter")
     destroy_queued(holder, cluster, "kq-holder")
+
+
+def test_a_trainjob_created_suspended_waits_deactivated(cluster: Cluster, cluster_env, engine_bin, tmp_path, queues):
+    name = "kq-created-suspended"
+    stack = queued_stack(name, cluster, cluster_env, engine_bin, tmp_path, suspend=True)
+    stack.up()  # the Workload patch is applied right after the JobSet exists: Kueue has made the Workload by then
+    jobset = cluster.get(JOBSET, name)
+    workload = cluster.wait("the Workload", lambda: workload_of(cluster, jobset))
+    assert workload["spec"]["active"] is False
+    time.sleep(3)
+    assert cluster.get(JOBSET, name)["spec"]["suspend"] is True, "it stays suspended"
+    assert not kueue_condition(workload_of(cluster, jobset), "Admitted")
+    assert no_changes(stack) == {}
+
+    stack.settings["suspend"] = False
+    stack.up()
+    cluster.wait("the resumed TrainJob to be admitted", lambda: admitted(cluster, name))
+    add_pool_node(cluster)
+    cluster.wait("the JobSet to complete", lambda: cluster.jobset_condition(name, "Completed"), timeout=180)
+    destroy_queued(stack, cluster, name)
