@@ -52,9 +52,8 @@ class PodSet:
         return self._endpoints
 
     def endpoint_lines(self, end: str) -> str:
-        """Every endpoint followed by `end`, as one text (a hostfile's lines). The endpoints of a replica
-        differ only in the pod index, so the text is joined in one call, not built pod by pod: a 1,024-node
-        MPI job renders its hostfile about as fast as a 1-node one."""
+        """Every endpoint followed by `end`, as one text (a hostfile's lines), made without listing the
+        endpoints: see `numbered_lines`."""
         if self.endpoint_naming is None:
             return ""
         name, subdomain, replicas, count = self.endpoint_naming
@@ -130,9 +129,11 @@ def _numbered(template: str, count: int) -> str:
     if count <= 10:
         return "".join(template.replace(_INDEX, digit) for digit in _DIGITS[: max(count, 0)])
     tens, units = divmod(count, 10)
+    # Indexes 10 .. 10*tens-1: decade t is `template` with t's digits, then each last digit, for t from 1.
     decade = "".join(template.replace(_INDEX, _INDEX + digit) for digit in _DIGITS)
-    decades = _numbered(decade, tens)[len(decade) - decade.count(_INDEX) * (len(_INDEX) - 1):]  # from decade 1
-    return _numbered(template, 10) + decades + _numbered(template.replace(_INDEX, str(tens) + _INDEX), units)
+    decades = _numbered(decade, tens)[len(decade.replace(_INDEX, "0")):]  # decade 0 ("00".."09") left out
+    last = _numbered(template.replace(_INDEX, str(tens) + _INDEX), units)  # 10*tens .. count-1
+    return _numbered(template, 10) + decades + last
 
 
 def _requests(container: Manifest) -> dict[str, Quantity]:
