@@ -11,10 +11,14 @@ from email.parser import Parser
 from pathlib import Path
 
 import pytest
-import tomllib
 from packaging.requirements import Requirement
 
 from .conftest import REPO
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the test extra installs tomli there
+    import tomli as tomllib
 
 # A user's program that already has another provider SDK, on a pulumi release other than constraints.txt's.
 OTHER_PROVIDER = "pulumi-random==4.21.4"  # needs pulumi>=3.231,<4
