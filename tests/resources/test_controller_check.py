@@ -20,7 +20,7 @@ def test_a_different_or_missing_field_is_drift_with_its_path():
     live = {"spec": {"containers": [{"name": "node", "image": "b"}]}}
     assert differences(expected, live) == [
         "spec.containers[node].image: expected 'a', live 'b'",
-        "spec.containers[node].ports: expected 1 items, live None",
+        "spec.containers[node].ports: expected [{'containerPort': 29500}], live None",
     ]
 
 

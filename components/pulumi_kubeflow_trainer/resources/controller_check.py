@@ -50,7 +50,7 @@ def differences(expected: Any, live: Any, path: str = "") -> list[str]:
 
 def _list_differences(expected: list[Any], live: Any, path: str) -> list[str]:
     if not isinstance(live, list):
-        return [f"{path}: expected {len(expected)} items, live {_show(live)}"]
+        return [f"{path}: expected {_show(expected)}, live {_show(live)}"]
     if all(isinstance(item, dict) and "name" in item for item in expected):
         by_name = {item.get("name"): item for item in live if isinstance(item, dict)}
         found = [f"{path}: live has no item named {item['name']!r}" for item in expected if item["name"] not in by_name]
@@ -62,7 +62,7 @@ def _list_differences(expected: list[Any], live: Any, path: str) -> list[str]:
             found.append(f"{path}: expected the order {[i['name'] for i in expected]}, live {order}")
         return found
     if len(live) != len(expected):
-        return [f"{path}: expected {len(expected)} items, live {len(live)}"]
+        return [f"{path}: expected {_show(expected)}, live {_show(live)}"]
     return [line for index, item in enumerate(expected) for line in differences(item, live[index], f"{path}[{index}]")]
 
 
@@ -79,7 +79,7 @@ def _scalar(value: Any) -> Any:
 
 def _show(value: Any) -> str:
     text = repr(value)
-    return text if len(text) <= 120 else text[:117] + "..."
+    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def comparable(manifest: dict[str, Any]) -> dict[str, Any]:
@@ -94,11 +94,12 @@ def comparable(manifest: dict[str, Any]) -> dict[str, Any]:
 
 
 def check(expected: list[dict[str, Any]], namespace: str | None, wait_seconds: float) -> dict[str, Any]:
-    """The outputs: `drift` (lines), `missing` (objects the controller has not created), `checked`."""
+    """The outputs: `drift` (lines: differences, objects not created, or why nothing was checked),
+    `missing` (objects the controller has not created), `checked`, `reason`."""
     try:
         api = KubeAPI()
     except KubeAPIError as error:
-        return {"drift": [], "missing": [], "checked": False, "reason": str(error)}
+        return unchecked(str(error))
     namespace = namespace or api.namespace
     deadline = time.monotonic() + wait_seconds
     live: dict[str, dict[str, Any] | None] = {}
@@ -109,10 +110,16 @@ def check(expected: list[dict[str, Any]], namespace: str | None, wait_seconds: f
                 break
             time.sleep(POLL_SECONDS)
     except KubeAPIError as error:
-        return {"drift": [], "missing": [], "checked": False, "reason": str(error)}
+        return unchecked(str(error))
     drift = [f"{_key(m)}: {line}" for m in expected if live[_key(m)] for line in differences(comparable(m), live[_key(m)])]
     missing = [key for key, value in live.items() if value is None]
+    drift += [f"{key}: not created by the controller (waited {wait_seconds:.0f} s)" for key in missing]
     return {"drift": drift, "missing": missing, "checked": True, "reason": ""}
+
+
+def unchecked(reason: str) -> dict[str, Any]:
+    """No answer from the API server: said in `drift` too, so that no drift means checked."""
+    return {"drift": [f"not checked: {reason}"], "missing": [], "checked": False, "reason": reason}
 
 
 def _key(manifest: dict[str, Any]) -> str:
