@@ -9,6 +9,7 @@ not export fails here.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
@@ -29,8 +30,12 @@ class _BuiltImage:
 my_image = _BuiltImage()
 '''
 READER_TRAIN_MODULE = "def train(epochs: int, lr: float) -> None:\n    pass\n"
-# mypy's cache outside the repo, as the other tool caches: a warm check takes seconds, a cold one a minute.
-CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "pulumi-kubeflow-trainer" / "mypy-readme"
+# mypy's cache outside the repo, as the other tool caches, one per environment (tools/test --lowest has
+# its own): a warm check takes seconds, a cold one a minute.
+CACHE = (
+    Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "pulumi-kubeflow-trainer" / "mypy-readme"
+    / hashlib.sha256(sys.prefix.encode()).hexdigest()[:12]
+)
 
 
 CONTINUED = "# continued"  # the first line of a block that goes on from the block before it
