@@ -73,7 +73,8 @@ def queues(cluster: Cluster):
         for item in reversed(QUEUES):
             kind = f"{item['kind'].lower()}s.v1beta2.kueue.x-k8s.io"
             namespace = ["-n", NAMESPACE] if item["kind"] == "LocalQueue" else []
-            cluster.kubectl("delete", kind, item["metadata"]["name"], *namespace, "--wait=true", check=False)
+            # Bounded: after a failed test a ClusterQueue keeps its finalizer while Workloads are left.
+            cluster.kubectl("delete", kind, item["metadata"]["name"], *namespace, "--wait=true", "--timeout=60s", check=False)
 
 
 def add_pool_node(cluster: Cluster) -> None:
