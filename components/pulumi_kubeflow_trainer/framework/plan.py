@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..api import constants as c
+from ..api.runtime import MLPolicy, PodGroupPolicy
 from .compiled import CompiledRuntime
 from .info import PodSet
 from .interfaces import Verdict
@@ -45,6 +46,8 @@ class RenderPlan:
 
     compiled: CompiledRuntime
     phases: Phases
+    ml_policy: MLPolicy | None
+    pod_group_policy: PodGroupPolicy | None
     layout: tuple[PodSetLayout, ...]  # of the template as the runtime has it; a runtime patch may change it
     # Jobs besides the trainer's whose `node` container is a trainer node too (the TrainJob's resources and
     # env go there), as plugins declare them (`trainer_node_jobs`: MPI's node job when the launcher is one).
@@ -90,6 +93,8 @@ def make_plan(compiled: CompiledRuntime, plugins: Iterable[Any], phases: Phases)
     return RenderPlan(
         compiled=compiled,
         phases=phases,
+        ml_policy=runtime.spec.ml_policy,
+        pod_group_policy=runtime.spec.pod_group_policy,
         layout=pod_set_layout(compiled.spec_copy(), compiled),
         trainer_node_jobs=frozenset(node_jobs),
     )

@@ -32,7 +32,6 @@ def build_runtime_info(trainjob: TrainJob, plan: RenderPlan) -> RuntimeInfo:
     if requested is not None:
         _merge_resources_per_node(requested, plan, pod_sets)
     metadata = trainjob.metadata
-    policy = compiled.runtime.spec
     return RuntimeInfo(
         trainjob=trainjob,
         plan=plan,
@@ -45,8 +44,8 @@ def build_runtime_info(trainjob: TrainJob, plan: RenderPlan) -> RuntimeInfo:
         annotations=annotations,
         jobset_spec=spec,
         pod_sets=pod_sets,
-        ml_policy=policy.ml_policy,
-        pod_group_policy=policy.pod_group_policy,
+        ml_policy=plan.ml_policy,
+        pod_group_policy=plan.pod_group_policy,
         # [] is kept: given, even empty, they replace the runtime's (upstream: `command != nil`)
         trainer_command=list(trainer.command) if trainer and trainer.command is not None else None,
         trainer_args=list(trainer.args) if trainer and trainer.args is not None else None,
@@ -55,14 +54,15 @@ def build_runtime_info(trainjob: TrainJob, plan: RenderPlan) -> RuntimeInfo:
 
 
 def _resources_manifest(resources: ResourceRequirements) -> Manifest:
-    """The TrainJob's resourcesPerNode as a manifest of its own (`to_manifest()`, without pydantic's
-    serializer): the merge may put its parts into the JobSet. Quantities are canonical strings already."""
+    """The TrainJob's resourcesPerNode as a manifest of its own, as upstream serialises it before merging
+    (omitempty: empty lists and maps vanish). Its own, since the merge may put its parts into the JobSet;
+    quantities are canonical strings already, so no serializer is needed."""
     manifest: Manifest = {}
-    if resources.limits is not None:
+    if resources.limits:
         manifest["limits"] = dict(resources.limits)
-    if resources.requests is not None:
+    if resources.requests:
         manifest["requests"] = dict(resources.requests)
-    if resources.claims is not None:
+    if resources.claims:
         manifest["claims"] = copy.deepcopy(resources.claims)
     return manifest
 
@@ -94,7 +94,7 @@ def _apply_runtime_patches(patches: list[RuntimePatch], spec: Manifest) -> Manif
 
 def _merge_resources_per_node(wanted: Manifest, plan: RenderPlan, pod_sets: list[PodSet]) -> None:
     """Into the `node` container of every trainer node: the trainer job's, and the jobs plugins declare."""
-    has_policy = plan.compiled.runtime.spec.ml_policy is not None
+    has_policy = plan.ml_policy is not None
     for pod_set in pod_sets:
         is_trainer = pod_set.ancestor == c.ANCESTOR_TRAINER and has_policy
         if is_trainer or pod_set.name in plan.trainer_node_jobs:
@@ -104,8 +104,6 @@ def _merge_resources_per_node(wanted: Manifest, plan: RenderPlan, pod_sets: list
 
 
 def _merge_resources(current: Manifest, wanted: Manifest) -> Manifest:
-    # Upstream serialises the TrainJob's resources before merging (omitempty): empty lists and maps vanish.
-    wanted = {key: value for key, value in wanted.items() if value or value is None}
     if not current and "claims" not in wanted:  # the common case: requests and limits, lists of strings
         return {key: dict(value) if type(value) is dict else value for key, value in wanted.items()}
     merged = strategic_merge(current, {key: value for key, value in wanted.items() if key != "claims"})
