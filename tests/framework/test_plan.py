@@ -10,10 +10,10 @@ from pulumi_kubeflow_trainer.framework.info import numbered_lines
 from pulumi_kubeflow_trainer.plugins import default_framework
 
 
-@pytest.mark.parametrize("count", [*range(-2, 130), 999, 1000, 1001, 1024, 9999, 10_000, 12_345, 100_000])
 @pytest.mark.parametrize(("head", "tail"), [("job-node-0-", ".job slots=2\n"), ("", ""), ("a-", ":1\n")])
-def test_numbered_lines_are_the_lines_written_one_by_one(count: int, head: str, tail: str) -> None:
-    assert numbered_lines(head, tail, count) == "".join(f"{head}{index}{tail}" for index in range(count))
+def test_numbered_lines_are_the_lines_written_one_by_one(head: str, tail: str) -> None:
+    for count in [*range(-2, 250), 999, 1000, 1001, 1024, 9999, 10_000, 12_345, 100_000]:
+        assert numbered_lines(head, tail, count) == "".join(f"{head}{index}{tail}" for index in range(count)), count
 
 
 def test_numbered_lines_with_the_index_marker_in_a_name_are_still_right() -> None:
