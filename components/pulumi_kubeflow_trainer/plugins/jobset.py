@@ -125,7 +125,8 @@ def count_checks(info: RuntimeInfo, trainjob: TrainJob) -> list[Check]:
     if trainer is not None and trainer.num_proc_per_node is not None and trainer.num_proc_per_node < 1 and not flux:
         found.append(Check(FieldError("spec.trainer.numProcPerNode", f"Invalid value: {trainer.num_proc_per_node}: must be "
                                       "greater than or equal to 1: no process would start")))
-    found.extend(info.compiled.derive(RUNTIME_COUNT_CHECKS))
+    count_checks: tuple[Check, ...] = info.compiled.derive(RUNTIME_COUNT_CHECKS)  # typed: mypy solves derive() from extend()
+    found.extend(count_checks)
     return found
 
 
