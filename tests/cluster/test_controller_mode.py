@@ -294,3 +294,35 @@ def test_render_equals_the_controllers_objects_field_by_field(controller_cluster
     assert "mpi-distributed JobSet/field-3" in unmade, unmade
     assert all(lines == ["not created by the controller (waited 10 s)"] for lines in unmade.values()), unmade
     assert found == {}, "\n".join(f"{where}: {line}" for where, lines in found.items() for line in lines)
+
+
+def test_a_failed_trainjob_fails_the_up_that_waited_with_the_trainjobs_reason(
+        stack_env: dict[str, str], engine_bin: Path, controller_cluster: Cluster, tmp_path: Path):
+    cluster, log = controller_cluster, (tmp_path / "pulumi.log").open("w")
+    failing = copy.deepcopy(RUNTIME)
+    failing["metadata"]["name"] = "kwok-torch-fail"
+
+    def program() -> None:
+        opts = pulumi.ResourceOptions(provider=k8s.Provider("cluster", kubeconfig=str(cluster.kubeconfig)))
+        runtime = TrainingRuntime("runtime", failing, controller="kubeflow", opts=opts)
+        trainer = TrainerArgs(image=IMAGE, env={"KWOK_FAIL": "1"})  # kwok fails the Pod; backoffLimit 0
+        job = TrainJob("it-ctl-fail", runtime=runtime, namespace=NAMESPACE, controller="kubeflow",
+                       wait_for="completed", wait_timeout_seconds=300, trainer=trainer, opts=opts)
+        pulumi.export("conditions", job.conditions)
+
+    options = auto.LocalWorkspaceOptions(
+        env_vars=stack_env, pulumi_home=stack_env["PULUMI_HOME"], secrets_provider="passphrase",
+        pulumi_command=auto.PulumiCommand(root=str(engine_bin.parent)),
+        project_settings=auto.ProjectSettings(name="controller-fail", runtime="python",
+                                              backend=auto.ProjectBackend(url=stack_env["PULUMI_BACKEND_URL"])),
+    )
+    stack = auto.create_stack("it-ctl-fail", project_name="controller-fail", program=program, opts=options)
+    try:
+        with pytest.raises(auto.CommandError, match=r"TrainJob it-ctl-fail failed: \w+"):
+            stack.up(on_output=log.write, color="never")
+        trainjob = cluster.get("trainjobs.trainer.kubeflow.org", "it-ctl-fail") or {}
+        assert true_condition((trainjob.get("status") or {}).get("conditions") or [], "Failed") is not None
+    finally:
+        stack.destroy(on_output=log.write, color="never")
+        stack.workspace.remove_stack(stack.name)
+    assert cluster.get("trainjobs.trainer.kubeflow.org", "it-ctl-fail") is None
