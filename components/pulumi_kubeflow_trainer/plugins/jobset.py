@@ -41,13 +41,14 @@ class JobSetPlugin:
         spec = info.jobset_spec
         _configure_initializers(info, trainjob)
         _configure_trainer(info, trainjob)
-        if "suspend" in trainjob.spec.model_fields_set:
-            spec["suspend"] = trainjob.spec.suspend
-        if context.multikueue_jobset and trainjob.spec.managed_by == c.MANAGED_BY_MULTIKUEUE:
+        wanted = trainjob.spec
+        if "suspend" in wanted.model_fields_set:
+            spec["suspend"] = wanted.suspend
+        if context.multikueue_jobset and wanted.managed_by == c.MANAGED_BY_MULTIKUEUE:
             spec["managedBy"] = c.MANAGED_BY_MULTIKUEUE
         info.warnings.extend(_undeployable(info))
-        if trainjob.spec.active_deadline_seconds is not None:
-            info.warnings.append(_deadline_check(trainjob.spec.active_deadline_seconds))
+        if wanted.active_deadline_seconds is not None:
+            info.warnings.append(_deadline_check(wanted.active_deadline_seconds))
         metadata = child_metadata(trainjob, info.name)
         labels = {**info.labels, **kueue_labels(trainjob)}
         if labels:

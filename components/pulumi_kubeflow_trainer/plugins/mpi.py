@@ -103,7 +103,7 @@ class MPIPlugin:
                     "runLauncherAsNode does not have either launcher and node; the runtime needs both jobs for more nodes",
                 )
             )
-        reserved = reserved_env_error(trainjob, RESERVED_ENV, "MPI")
+        reserved = reserved_env_error(trainer, RESERVED_ENV, "MPI")
         if reserved is not None:
             verdict.errors.append(reserved)
         return verdict

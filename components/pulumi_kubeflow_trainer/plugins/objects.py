@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..api.rules import show
-from ..api.trainjob import TrainJob
+from ..api.trainjob import Trainer, TrainJob
 from ..framework.errors import FieldError
 from ..framework.kube import Manifest
 
@@ -49,9 +49,8 @@ def child_metadata(trainjob: TrainJob, name: str) -> Manifest:
     return metadata
 
 
-def reserved_env_error(trainjob: TrainJob, reserved: frozenset[str], runtime: str) -> FieldError | None:
+def reserved_env_error(trainer: Trainer | None, reserved: frozenset[str], runtime: str) -> FieldError | None:
     """The webhook's answer to env vars the framework sets itself (PET_*, OMPI_*, ...)."""
-    trainer = trainjob.spec.trainer
     names = sorted({var.name for var in (trainer.env if trainer and trainer.env else []) if var.name in reserved})
     if not names:
         return None

@@ -81,10 +81,10 @@ class TorchPlugin:
             errors = _missing_injection_targets(info.runtime.name, torch.injection_targets, info.pod_sets)
         else:
             errors = list(torch.missing_targets)
-        reserved = reserved_env_error(trainjob, RESERVED_ENV, "Torch")
+        reserved = reserved_env_error(info.trainer, RESERVED_ENV, "Torch")
         if reserved is not None:
             errors.append(reserved)
-        if torchtune.is_torchtune(trainjob):
+        if torchtune.is_torchtune(info.trainer):
             errors.extend(torchtune.validate(info, trainjob))
         return Verdict(errors=errors) if errors else NO_FINDINGS
 
@@ -108,7 +108,7 @@ class TorchPlugin:
         trainer = info.trainer
         if trainer is None or container is None or pod_set is None:
             return  # upstream injects nothing into the main container without spec.trainer
-        tune = torchtune.is_torchtune(trainjob)
+        tune = torchtune.is_torchtune(trainer)
         if trainer.env:
             upsert_env(container, env_manifests(trainer.env))
         upsert_env(container, _pet_env(info, pod_set.count, num_proc, with_master=not tune))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..api import constants as c
 from ..api.rules import show
-from ..api.trainjob import TrainJob
+from ..api.trainjob import Trainer, TrainJob
 from ..framework.errors import FieldError
 from ..framework.info import RuntimeInfo
 from ..framework.kube import Manifest
@@ -22,8 +22,8 @@ QLORA_UNSUPPORTED_MODELS = ("qwen2_5/1.5B",)
 RUNTIME_MANAGED_KEYS = ("output_dir", "tokenizer.path", "checkpointer.checkpoint_dir", "tokenizer.merges_file")
 
 
-def is_torchtune(trainjob: TrainJob) -> bool:
-    trainer = trainjob.spec.trainer
+def is_torchtune(trainer: Trainer | None) -> bool:
+    """Whether the TrainJob's trainer command is exactly `tune run`."""
     return trainer is not None and trainer.command == TUNE_COMMAND
 
 
