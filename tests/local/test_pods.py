@@ -136,10 +136,15 @@ def mpi_manifests(nodes: int = 2) -> list[dict[str, Any]]:
     return render_one(trainjob, bundled_runtime("mpi-distributed"))
 
 
+def pods_of(plan: Any, replicated_job: str) -> list[Any]:
+    return [pod for pod in plan.pods if pod.replicated_job == replicated_job]
+
+
 def test_the_mpi_launcher_gets_a_local_hostfile_and_ssh_files_with_their_modes(tmp_path: Path) -> None:
     plan = plan_jobset(mpi_manifests())
     rewriter = Rewriter.for_plan(plan, PortMap.for_ports(declared_ports(plan)))
-    launcher = prepare_pod(plan.pods[0], plan, tmp_path, rewriter, NO_HOST_ENV).containers[0]
+    [launcher_pod] = pods_of(plan, "launcher")
+    launcher = prepare_pod(launcher_pod, plan, tmp_path, rewriter, NO_HOST_ENV).containers[0]
     pod_dir = tmp_path / "mj-launcher-0-0"
     assert launcher.env["OMPI_MCA_orte_default_hostfile"] == f"{pod_dir}/etc/mpi/hostfile"
     assert (pod_dir / "etc/mpi/hostfile").read_text() == "127.0.0.1 slots=2\n"  # OpenMPI wants one line per host
@@ -151,7 +156,7 @@ def test_the_mpi_launcher_gets_a_local_hostfile_and_ssh_files_with_their_modes(t
 def test_sshd_workers_stand_in_for_mpirun_and_are_not_started(tmp_path: Path) -> None:
     plan = plan_jobset(mpi_manifests())
     rewriter = Rewriter.for_plan(plan, PortMap.for_ports(declared_ports(plan)))
-    workers = [prepare_pod(pod, plan, tmp_path, rewriter, NO_HOST_ENV).containers[0] for pod in plan.pods[1:]]
+    workers = [prepare_pod(pod, plan, tmp_path, rewriter, NO_HOST_ENV).containers[0] for pod in pods_of(plan, "node")]
     assert [(w.pod, w.stand_in) for w in workers] == [("mj-node-0-0", True), ("mj-node-0-1", True)]
 
 
@@ -182,7 +187,8 @@ def test_the_bundled_mpi_launcher_may_run_mpirun_as_root_and_the_user_env_wins(t
     monkeypatch.setattr("pulumi_kubeflow_trainer.local.mpi.os.geteuid", lambda: 0)
     plan = plan_jobset(mpi_manifests())
     rewriter = Rewriter.for_plan(plan, PortMap.for_ports(declared_ports(plan)))
-    launcher = prepare_pod(plan.pods[0], plan, tmp_path, rewriter, HostEnv({}, {"OMPI_ALLOW_RUN_AS_ROOT": "0"})).containers[0]
+    [launcher_pod] = pods_of(plan, "launcher")
+    launcher = prepare_pod(launcher_pod, plan, tmp_path, rewriter, HostEnv({}, {"OMPI_ALLOW_RUN_AS_ROOT": "0"})).containers[0]
     assert (launcher.env["OMPI_ALLOW_RUN_AS_ROOT"], launcher.env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"]) == ("0", "1")
 
 
