@@ -28,28 +28,13 @@ from tests.parity.compare import first_differences, mask_secrets
 from tests.toolchain import CACHE, TOOLS, isolated_engine_env
 
 from .conftest import PASSPHRASE, Cluster, _missing
+from .test_trainjob import IMAGE, KWOK_RUNTIME, NAMESPACE
 
 pytestmark = pytest.mark.cluster
-NAMESPACE = "default"
-IMAGE = "busybox:1.37"  # never pulled: kwok runs no containers
 # tools/cluster, or another launcher of tools/localcluster (for trying a change of it).
 LAUNCHER = Path(os.environ.get("PULUMI_KFT_CLUSTER_LAUNCHER") or TOOLS / "cluster")
 
-RUNTIME: dict[str, Any] = {
-    "apiVersion": "trainer.kubeflow.org/v1alpha1",
-    "kind": "TrainingRuntime",
-    "metadata": {"name": "kwok-torch-ctl", "namespace": NAMESPACE},
-    "spec": {
-        "mlPolicy": {"numNodes": 2, "torch": {}},
-        "template": {"spec": {"replicatedJobs": [{
-            "name": "node",
-            "template": {
-                "metadata": {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}},
-                "spec": {"backoffLimit": 0, "template": {"spec": {"containers": [{"name": "node", "image": IMAGE}]}}},
-            },
-        }]}},
-    },
-}
+RUNTIME: dict[str, Any] = {**KWOK_RUNTIME, "metadata": {**KWOK_RUNTIME["metadata"], "name": "kwok-torch-ctl"}}
 
 
 def find_controller() -> Path | None:
