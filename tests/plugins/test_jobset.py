@@ -493,3 +493,26 @@ def test_counts_the_crd_accepts_but_nothing_could_run_are_warnings(trainjob: Any
     assert check.startswith(f"{path}: ")
     with pytest.raises(Exception, match=says):
         Renderer([runtime.build()], strict=True).render(trainjob.build())
+
+
+@pytest.mark.parametrize(
+    ("order", "says"),
+    [
+        (["launcher", "node"], "lists replicated job 'launcher' before 'node', which it depends on; list 'node' first"),
+        (["node", "launcher"], None),
+    ],
+    ids=["a job listed before the job it depends on is a warning", "a job listed after the job it depends on is fine"],
+)
+def test_the_jobset_webhooks_job_order_rule_is_a_warning(order: list[str], says: str | None) -> None:
+    jobs = {
+        "launcher": {**replicated_job("launcher", container(), ancestor="trainer"), "dependsOn": [{"name": "node", "status": "Ready"}]},
+        "node": replicated_job("node", container()),
+    }
+    runtime = make_runtime("rt").mpi()
+    for name in order:
+        runtime = runtime.job(jobs[name])
+    renderer = Renderer([runtime.build()], context=RenderContext(runtime_snapshot=False))
+    assert by_kind(renderer.render(job().num_nodes(1).build()), "JobSet")
+    found = [w for w in renderer.warnings if "JobSet webhook" in w]
+    assert found == ([f"TrainJob/job: spec.runtimeRef: Invalid value: 'launcher': ClusterTrainingRuntime/rt {says}: the JobSet "
+                      "webhook refuses a job that depends on one not listed before it"] if says else [])

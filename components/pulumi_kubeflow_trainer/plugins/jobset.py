@@ -151,6 +151,34 @@ def _runtime_count_checks(compiled: CompiledRuntime) -> tuple[Check, ...]:
 RUNTIME_COUNT_CHECKS: Derived[tuple[Check, ...]] = Derived("runtime count checks", _runtime_count_checks)
 
 
+def _job_order_checks(compiled: CompiledRuntime) -> tuple[Check, ...]:
+    """JobSet's webhook (v0.12.0, jobset_webhook.go) refuses a JobSet whose first replicated job sets
+    `dependsOn`, or whose job depends on one not listed before it; the Trainer controller renders
+    such a runtime, and its JobSet is then refused. The same for every TrainJob of the runtime."""
+    runtime = compiled.runtime
+    where = f"{runtime.kind}/{runtime.name}"
+    found: list[Check] = []
+    before: list[str | None] = []
+    for job in compiled.jobset_spec.get("replicatedJobs") or ():
+        name, depends_on = job.get("name"), job.get("dependsOn")
+        later = [item.get("name") for item in depends_on or () if item.get("name") not in before]
+        if later:
+            targets = ", ".join(map(repr, later))
+            problem = f"lists replicated job {name!r} before {targets}, which it depends on; list {targets} first"
+        elif depends_on is not None and not before:
+            problem = f"sets dependsOn on its first replicated job {name!r}; drop it"
+        else:
+            problem = ""
+        if problem:
+            found.append(Check(FieldError("spec.runtimeRef", f"Invalid value: {name!r}: {where} {problem}: the JobSet webhook "
+                                          "refuses a job that depends on one not listed before it")))
+        before.append(name)
+    return tuple(found)
+
+
+JOB_ORDER_CHECKS: Derived[tuple[Check, ...]] = Derived("replicated job order checks", _job_order_checks)
+
+
 def _replace(container: Manifest, key: str, value: list[str] | None) -> None:
     if value is None:
         return
@@ -202,7 +230,8 @@ def _undeployable(info: RuntimeInfo) -> list[Check]:
                 if not container.get("image"):
                     runtime_names = [item.get("name") for item in info.compiled.containers_of(pod_set.name, field)]
                     errors.append(_missing_image(pod_set.name, field, container.get("name"), runtime_names))
-    return [Check(error) for error in errors]
+    order_checks: tuple[Check, ...] = info.compiled.derive(JOB_ORDER_CHECKS)
+    return [Check(error) for error in errors] + list(order_checks)
 
 
 def _missing_image(job: str, field: str, name: str | None, runtime_names: list[str | None]) -> FieldError:
