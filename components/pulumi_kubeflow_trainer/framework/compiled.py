@@ -94,8 +94,11 @@ def runtime_key(runtime: Runtime) -> tuple[str, str, str]:
     return (runtime.kind, namespace, runtime.name)
 
 
-# Compiled runtimes by model object (models are frozen values, so the compiled form stays true).
-_COMPILED: IdentityMemo[Runtime, CompiledRuntime] = IdentityMemo()
+# Compiled runtimes by model object (models are frozen values, so the compiled form stays true). A
+# compiled runtime holds its model, so entries go only by the limit: a program that renders from
+# dicts or YAML makes new models on every call, and without it each would stay (~13 KB).
+COMPILED_RUNTIMES_KEPT = 256
+_COMPILED: IdentityMemo[Runtime, CompiledRuntime] = IdentityMemo(limit=COMPILED_RUNTIMES_KEPT)
 
 
 JOB_NAMES: Derived[tuple[str, ...]] = Derived(

@@ -11,10 +11,15 @@ Value = TypeVar("Value")
 
 class IdentityMemo(Generic[Key, Value]):
     """A weak memo for unhashable keys (pydantic models, dataclasses), where a WeakKeyDictionary cannot
-    serve: an entry goes when its key object is collected, so a reused id never finds a stale value."""
+    serve: an entry goes when its key object is collected, so a reused id never finds a stale value.
 
-    def __init__(self) -> None:
+    A value that refers to its own key (a compiled runtime holds its runtime) keeps the key alive
+    through the memo, so such an entry would never go: `limit` bounds them, dropping the oldest entry
+    first (a later use computes it again)."""
+
+    def __init__(self, limit: int | None = None) -> None:
         self._entries: dict[int, tuple[weakref.ref[Key], Value]] = {}
+        self._limit = limit
 
     def get(self, key: Key) -> Value | None:
         entry = self._entries.get(id(key))
@@ -28,6 +33,8 @@ class IdentityMemo(Generic[Key, Value]):
                 del entries[number]
 
         entries[number] = (weakref.ref(key, forget), value)
+        if self._limit is not None and len(entries) > self._limit:
+            del entries[next(iter(entries))]
         return value
 
     def __len__(self) -> int:
