@@ -22,10 +22,13 @@ patch of the one field, on the Workload Kueue names after the JobSet's name and 
 from __future__ import annotations
 
 import hashlib
+import time
 from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
+
+from .kubeapi import KubeAPI, KubeAPIError
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 WORKLOAD_API_VERSION = "kueue.x-k8s.io/v1beta2"
@@ -64,10 +67,48 @@ def workload_activation(
     uid = jobset.metadata.apply(lambda metadata: (metadata or {}).get("uid"))  # type: ignore[attr-defined]
     metadata = {"name": uid.apply(lambda value: workload_name(jobset_name, value) if value else None),
                 "namespace": namespace, "annotations": {PATCH_FORCE: "true"}}
+    wait = pulumi.ResourceHookBinding(before_create=[workload_wait_hook()])
     return k8s.apiextensions.CustomResourcePatch(
         name, api_version=WORKLOAD_API_VERSION, kind="Workload", metadata=metadata, spec={"active": active},
-        opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[jobset])),
+        opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[jobset], hooks=wait)),
     )
+
+
+def wait_for_workload(args: pulumi.ResourceHookArgs) -> None:
+    """Before the patch is first applied: wait until Kueue has made the Workload. A server-side apply
+    creates what does not exist, and a Workload requires no field, so a patch that came first would
+    make a stub Workload of its own, which Kueue then replaces with an active one (seen in CI: a
+    TrainJob created with suspend=True started). Reads the cluster of $KUBECONFIG (kubeapi.py)."""
+    metadata = (args.new_inputs or {}).get("metadata") or {}
+    name, namespace = metadata.get("name"), metadata.get("namespace") or "default"
+    if not name:
+        return
+    try:
+        api = KubeAPI()
+        deadline = time.monotonic() + WORKLOAD_WAIT_SECONDS
+        while api.get(WORKLOAD_API_VERSION, "Workload", namespace, name) is None:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"Kueue made no Workload {namespace}/{name} within {WORKLOAD_WAIT_SECONDS} s: "
+                                   "is the JobSet's queue (kueue.x-k8s.io/queue-name) managed by Kueue?")
+            time.sleep(0.25)
+    except KubeAPIError as error:  # no kubeconfig to read, or credentials it cannot use: apply at once
+        pulumi.log.warn(f"cannot wait for Kueue's Workload {namespace}/{name} ({error}); applying spec.active at once")
+
+
+def workload_wait_hook() -> pulumi.ResourceHook:
+    """The `before_create` hook of every Workload patch of the program, created once per program and
+    kept on its root resource (as resources/record.py's update-rules hook)."""
+    root = pulumi.runtime.get_root_resource()
+    hook = getattr(root, _WAIT_HOOK, None)
+    if hook is None:
+        hook = pulumi.ResourceHook("kubeflow-trainer-workload-wait", wait_for_workload)
+        if root is not None:  # None only under unit-test mocks
+            setattr(root, _WAIT_HOOK, hook)
+    return hook
+
+
+WORKLOAD_WAIT_SECONDS = 60
+_WAIT_HOOK = "_kubeflow_trainer_workload_wait_hook"
 
 
 def queued_children(
