@@ -34,10 +34,11 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Protocol
+from typing import Protocol
 
 TRAINER = "v2.3.0"  # the Trainer release this project targets
 JOBSET = "v0.12.0"  # pinned in trainer v2.3.0's go.mod
@@ -178,8 +179,7 @@ class IsolatedGo:
 
     def __call__(self, args: list[str], cwd: Path) -> subprocess.CompletedProcess:
         cwd.mkdir(parents=True, exist_ok=True)
-        return subprocess.run(["go", *args], cwd=cwd, env=self.env(),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return subprocess.run(["go", *args], cwd=cwd, env=self.env(), capture_output=True, text=True)
 
 
 @dataclass(frozen=True)
@@ -200,7 +200,7 @@ def download(go: Go, work: Path, module: str, version: str) -> Module:
     try:
         answer = json.loads(result.stdout)
     except ValueError:
-        raise FetchError(f"go mod download {module}@{version} failed: {result.stderr.strip() or result.stdout.strip()}")
+        raise FetchError(f"go mod download {module}@{version} failed: {result.stderr.strip() or result.stdout.strip()}") from None
     if answer.get("Error") or result.returncode != 0 or not answer.get("Dir"):
         reason = answer.get("Error") or result.stderr.strip() or "no Dir in the answer"
         raise FetchError(f"{module}@{version} is not available from the Go module proxy: {reason}")

@@ -24,8 +24,8 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Mapping, MutableMapping
 from pathlib import Path
-from typing import Mapping, MutableMapping
 
 ENV_FILE = Path(__file__).with_name("pulumi-offline.env")
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")

@@ -28,8 +28,8 @@ import tempfile
 import textwrap
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pulumi.automation as auto
 
@@ -225,8 +225,7 @@ class Scenario:
         plaintext = self.stack.outputs()["token"].value  # outputs() also uses --show-secrets
         exported = subprocess.run(
             [str(self.bin_dir / "pulumi"), "stack", "export", "--stack", STACK, "--non-interactive"],
-            cwd=self.stack.workspace.work_dir, env=self.env, check=True,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            cwd=self.stack.workspace.work_dir, env=self.env, check=True, capture_output=True, text=True,
         ).stdout
         deployment = json.loads(exported)["deployment"]
         state_files = list((self.root / "state").rglob(f"{STACK}.json"))
@@ -329,7 +328,7 @@ def main() -> int:
             os.environ.pop("KUBECONFIG", None)
             (root / "state").mkdir()
             if args.plugin_cache and not step(f"[{mode}] plugin install --file (cache route)",
-                                              lambda: install_provider_in_cache(bin_dir, env)):
+                                              lambda env=env: install_provider_in_cache(bin_dir, env)):
                 continue
             Scenario(mode, root, env, bin_dir).run()
     finally:

@@ -27,8 +27,8 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence, Tuple
 
 # The modules the resolution asks about (tools/bootstrap builds from the same paths).
 PKG_MOD = "github.com/pulumi/pulumi/pkg/v3"
@@ -37,7 +37,7 @@ LANGHOST_MOD = "github.com/pulumi/pulumi/sdk/python/cmd/pulumi-language-python/v
 K8S_PROV_MOD = "github.com/pulumi/pulumi-kubernetes/provider/v4"
 K8S_SDK_MOD = "github.com/pulumi/pulumi-kubernetes/sdk/v4"
 
-Release = Tuple[int, int, int]
+Release = tuple[int, int, int]
 RELEASE = re.compile(r"^v(\d+)\.(\d+)\.(\d+)$")  # pre-releases and pseudo-versions are never picked
 Log = Callable[[str], None]
 
@@ -75,7 +75,7 @@ class Proxy:
     def __init__(self, run: GoRunner = run_go) -> None:
         self.run = run
 
-    def info(self, module: str, version: str) -> Optional[dict]:
+    def info(self, module: str, version: str) -> dict | None:
         """`go list -m -json`: the version's info (Version, Time, maybe Origin), None if not served."""
         answer = self.run(["list", "-m", "-json", f"{module}@{version}"])
         return json.loads(answer.stdout) if answer.returncode == 0 else None
@@ -95,7 +95,7 @@ class Proxy:
             return ""
         return origin_hash(json.loads(answer.stdout))
 
-    def releases(self, module: str) -> Optional[List[Release]]:
+    def releases(self, module: str) -> list[Release] | None:
         """`go list -m -versions`: the listed releases, None if the proxy refuses the list. The list is
         not the truth: it may miss served versions and name refused ones."""
         answer = self.run(["list", "-m", "-versions", module])
@@ -104,7 +104,7 @@ class Proxy:
         return [parse_release(word) for word in answer.stdout.split()[1:] if RELEASE.match(word)]
 
 
-def origin_hash(info: Optional[dict]) -> str:
+def origin_hash(info: dict | None) -> str:
     return ((info or {}).get("Origin") or {}).get("Hash") or ""
 
 
@@ -120,7 +120,7 @@ def release_text(release: Release) -> str:
     return ".".join(map(str, release))
 
 
-def nearest(candidates: Sequence[Release], want: Release) -> Optional[Release]:
+def nearest(candidates: Sequence[Release], want: Release) -> Release | None:
     """The nearest newer candidate, else the nearest older one (a newer version keeps the wanted one's
     fixes; an older one at least keeps its interfaces)."""
     newer = sorted(c for c in candidates if c > want)
@@ -177,7 +177,7 @@ class K8sProvider:
     label: str  # the version stamped into the binary
     commit: str
 
-    def lines(self) -> List[str]:
+    def lines(self) -> list[str]:
         return [f"K8S_PSEUDO={self.pseudo}", f"K8S_SDK={self.sdk}", f"K8S_LABEL={self.label}", f"K8S_COMMIT={self.commit}"]
 
 
@@ -270,7 +270,7 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-def answer_lines(args: argparse.Namespace, proxy: Proxy, log: Log) -> List[str]:
+def answer_lines(args: argparse.Namespace, proxy: Proxy, log: Log) -> list[str]:
     """The KEY=VALUE lines a command prints."""
     if args.command == "cli-version":
         return [f"CLI_VERSION={cli_version(proxy, args.want, log)}"]
@@ -284,7 +284,7 @@ def answer_lines(args: argparse.Namespace, proxy: Proxy, log: Log) -> List[str]:
     return [f"VERSION={nearest_served(proxy, args.module, args.want, log)}"]
 
 
-def main(argv: Optional[Sequence[str]] = None, run: GoRunner = run_go) -> int:
+def main(argv: Sequence[str] | None = None, run: GoRunner = run_go) -> int:
     args = parser().parse_args(argv)
     log = stderr_log(args.log_prefix)
     try:

@@ -139,7 +139,6 @@ BEFORE = Variant("before", trainjob_program)
 
 def new_stack(root: Path, bin_dir: Path, program: Callable[[], None]):  # -> auto.Stack
     import pulumi.automation as auto
-
     from tests.toolchain import isolated_engine_env
 
     env = isolated_engine_env(bin_dir, root, PASSPHRASE)
@@ -245,8 +244,9 @@ def measure_here(variant_name: str, count: int) -> None:
     variant = next(variant for variant in [*VARIANTS, BEFORE] if variant.name == variant_name)
     # Every variant starts with the same modules loaded (the direct one renders its JobSets with the
     # library): the timings are the programs', not one-off imports (~0.5 s for this library).
-    import pulumi_kubeflow_trainer.resources  # noqa: F401
     import pulumi_kubernetes  # noqa: F401
+
+    import pulumi_kubeflow_trainer.resources  # noqa: F401
 
     timings = measure(variant, count, bin_dir)
     print(json.dumps({op: [timing.wall, timing.cpu, timing.state] for op, timing in timings.items()}))
