@@ -1,7 +1,10 @@
-"""README's Python examples type-check with `mypy --strict` as a user's program that installed the package.
+"""The Python examples of README and docs/data-scientists.md type-check with `mypy --strict` as a user's
+program that installed the package.
 
 Each ```python block becomes a module of its own in a temporary directory, outside this repo's mypy
-configuration (a block whose first line is `# continued` goes on from the block before it). The package is found on the path (`PYTHONPATH`, where mypy requires a `py.typed` marker,
+configuration (a block whose first line is `# continued` goes on from the block before it; one whose
+first line is `# train.py` is the reader's own training module, which needs torch: it is compiled, and
+a typed stand-in with its signature takes its place). The package is found on the path (`PYTHONPATH`, where mypy requires a `py.typed` marker,
 as in site-packages), so what mypy checks is what a user's checker sees: the published types, without
 the errors of the package itself. A misspelt argument, a wrong `wait_for` or a name the package does
 not export fails here.
@@ -28,8 +31,11 @@ class _BuiltImage:
 
 
 my_image = _BuiltImage()
+hf_token_output: pulumi.Output[str] = pulumi.Output.secret("token")
 '''
-READER_TRAIN_MODULE = "def train(epochs: int, lr: float) -> None:\n    pass\n"
+READER_TRAIN_MODULE = "def train(epochs: int, lr: float, bucket: str = '') -> None:\n    pass\n"
+DOCUMENTS = ("README.md", "docs/data-scientists.md")
+READER_MODULE = "# train.py"
 # mypy's cache outside the repo, as the other tool caches, one per environment (tools/test --lowest has
 # its own): a warm check takes seconds, a cold one a minute.
 CACHE = (
@@ -41,10 +47,17 @@ CACHE = (
 CONTINUED = "# continued"  # the first line of a block that goes on from the block before it
 
 
-def readme_examples() -> list[str]:
-    """The programs of README's ```python blocks: one per block, a `# continued` block appended to the one before."""
+def python_blocks(document: str) -> list[str]:
+    return PYTHON_BLOCK.findall((REPO / document).read_text(encoding="utf-8"))
+
+
+def examples(document: str) -> list[str]:
+    """The programs of a document's ```python blocks: one per block, a `# continued` block appended to the
+    one before, the reader's own `# train.py` left out."""
     programs: list[str] = []
-    for block in PYTHON_BLOCK.findall((REPO / "README.md").read_text(encoding="utf-8")):
+    for block in python_blocks(document):
+        if block.startswith(READER_MODULE):
+            continue
         if block.startswith(CONTINUED) and programs:
             programs[-1] += block
         else:
@@ -61,19 +74,29 @@ def user_side_mypy(directory: Path, target: str) -> subprocess.CompletedProcess[
     )
 
 
-def test_the_readme_has_python_examples_to_check() -> None:
-    examples = readme_examples()
-    assert len(examples) >= 3
-    assert any("TrainJob(" in example for example in examples)
+def test_each_document_has_python_examples_to_check() -> None:
+    for document in DOCUMENTS:
+        programs = examples(document)
+        assert len(programs) >= 2, document
+        assert any("TrainJob(" in program for program in programs), document
 
 
-def test_the_readme_examples_pass_mypy_strict_against_the_published_types(tmp_path: Path) -> None:
-    for index, example in enumerate(readme_examples()):
-        (tmp_path / f"readme_example_{index}.py").write_text(READER_NAMES + example, encoding="utf-8")
+def test_the_readers_own_training_module_in_the_docs_is_valid_python() -> None:
+    modules = [block for document in DOCUMENTS for block in python_blocks(document) if block.startswith(READER_MODULE)]
+    assert modules, f"docs/data-scientists.md starts its train.py block with {READER_MODULE!r}"
+    for module in modules:
+        compile(module, "train.py", "exec")
+
+
+def test_the_documented_examples_pass_mypy_strict_against_the_published_types(tmp_path: Path) -> None:
+    for document in DOCUMENTS:
+        stem = Path(document).stem.replace("-", "_").lower()
+        for index, program in enumerate(examples(document)):
+            (tmp_path / f"{stem}_example_{index}.py").write_text(READER_NAMES + program, encoding="utf-8")
     (tmp_path / "train.py").write_text(READER_TRAIN_MODULE, encoding="utf-8")
     result = user_side_mypy(tmp_path, ".")
     hint = f"(each ```python block is a program of its own; one that goes on from the block before starts with `{CONTINUED}`)"
-    assert result.returncode == 0, f"mypy --strict on README's examples {hint}:\n{result.stdout}{result.stderr}"
+    assert result.returncode == 0, f"mypy --strict on the examples of {', '.join(DOCUMENTS)} {hint}:\n{result.stdout}{result.stderr}"
 
 
 def test_the_check_sees_real_types_not_any(tmp_path: Path) -> None:
