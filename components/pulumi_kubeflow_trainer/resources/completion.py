@@ -6,10 +6,17 @@ resource hook of the JobSet: hooks run only when the JobSet is really created or
 during preview. So the deployment that waited reports the failure (the JobSet stays in the state, as
 it is in the cluster), while later previews and ups that leave the JobSet alone pass, and the
 TrainJob's `conditions` keep saying Failed.
+
+A queued TrainJob waits through queueing: its JobSet has no terminal state while Kueue keeps it
+suspended, so the provider waits for admission too, within the same timeout. When that wait times
+out, an `on_error` hook of the JobSet (`QueuedTimeout`) reads the Workload and, if Kueue still
+queues it, logs the error that says so with Kueue's own reason ("TrainJob x: still queued after
+600 s: Workload pending in ClusterQueue cq: <Kueue's message>") next to the provider's timeout.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any, Literal, get_args
@@ -17,6 +24,9 @@ from typing import Any, Literal, get_args
 import pulumi
 
 from ..status import compute_status
+from .admission import QUEUED_STATES, read_jobset_admission
+from .cluster_access import provider_settings
+from .kubeapi import KubeconfigSettings
 
 WaitFor = Literal["none", "completed"]
 WAIT_FOR: tuple[WaitFor, ...] = get_args(WaitFor)
@@ -60,7 +70,37 @@ def fail_if_failed(name: str, trainjob: Callable[[], dict[str, Any]]) -> Callabl
     return hook
 
 
-def failure_hooks(hook_name: str, name: str, trainjob: Callable[[], dict[str, Any]]) -> pulumi.ResourceHookBinding:
-    """Hooks for the JobSet of a TrainJob with wait_for="completed" (hook names are unique in a program)."""
+def failure_hooks(
+    hook_name: str, name: str, trainjob: Callable[[], dict[str, Any]], queued: QueuedTimeout | None = None,
+) -> pulumi.ResourceHookBinding:
+    """Hooks for the JobSet of a TrainJob with wait_for="completed" (hook names are unique in a program);
+    `queued` for a queued one."""
     hook = pulumi.ResourceHook(hook_name, fail_if_failed(name, trainjob))
-    return pulumi.ResourceHookBinding(after_create=[hook], after_update=[hook])
+    on_error = [pulumi.ErrorHook(f"{hook_name}:queued", queued)] if queued is not None else None
+    return pulumi.ResourceHookBinding(after_create=[hook], after_update=[hook], on_error=on_error)
+
+
+def queued_message(name: str, timeout: int, admission: dict[str, Any]) -> str:
+    where = f" in ClusterQueue {admission['clusterQueue']}" if admission.get("clusterQueue") else ""
+    why = admission.get("message") or admission.get("reason") or "no reason given"
+    return f"TrainJob {name}: still queued after {timeout} s: Workload {admission['state']}{where}: {why}"
+
+
+class QueuedTimeout:
+    """The `on_error` hook of a queued JobSet that `pulumi up` waits for (the module docstring).
+    `jobset` is set once the JobSet is registered (its provider says which cluster to read)."""
+
+    def __init__(self, name: str, timeout: int) -> None:
+        self.name, self.timeout = name, timeout
+        self.jobset: pulumi.CustomResource | None = None
+
+    async def __call__(self, args: pulumi.ErrorHookArgs) -> bool:
+        if self.jobset is None or not any("timed out" in error.lower() for error in args.errors):
+            return False  # not the wait's timeout: the provider's error says it all
+        metadata = (args.new_inputs or {}).get("metadata") or {}
+        settings = await provider_settings(self.jobset).future() or KubeconfigSettings()
+        admission = await asyncio.get_running_loop().run_in_executor(
+            None, read_jobset_admission, settings, metadata.get("namespace"), metadata.get("name") or args.name)
+        if admission["state"] in QUEUED_STATES:
+            pulumi.log.error(queued_message(self.name, self.timeout, admission), resource=self.jobset)
+        return False  # no retry: the timeout stands

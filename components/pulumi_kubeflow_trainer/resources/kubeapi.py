@@ -1,9 +1,15 @@
-"""A minimal read-only Kubernetes API client for controller mode's live check (controller_check.py).
+"""A minimal read-only Kubernetes API client: controller mode's live check (controller_check.py),
+the wait for Kueue's Workload (kueue.py) and the `admission` output (admission.py).
 
-The check runs in the engine's dynamic-provider process, which has no kubernetes provider to ask:
-it reads objects itself, with $KUBECONFIG (else ~/.kube/config) and its current context. Standard
-library only. Auth: bearer token (`token`, `tokenFile`) and client certificates (files or `-data`);
-exec and auth-provider plugins are not run (the check then says so and reports no drift).
+These run where no kubernetes provider can be asked (a resource hook, an Output's apply in the
+program, the engine's dynamic-provider process): they read objects themselves. Which cluster:
+`KubeAPI(kubeconfig=..., context=..., cluster=...)` takes what a kubernetes provider is configured
+with (`kubeconfig` is a path or the contents, as the provider takes it; `context` and `cluster`
+override the kubeconfig's current context and its cluster); without them, $KUBECONFIG (its first
+path), else ~/.kube/config, and its current context. `cluster_access.provider_settings` finds a
+resource's provider settings in a program. Standard library only. Auth: bearer token (`token`,
+`tokenFile`) and client certificates (files or `-data`); exec and auth-provider plugins are not run
+(KubeAPIError: callers then say so and go on).
 """
 
 from __future__ import annotations
@@ -16,17 +22,30 @@ import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 _PLURALS = {"JobSet": "jobsets", "PodGroup": "podgroups", "ConfigMap": "configmaps", "Secret": "secrets",
-            "TrainJob": "trainjobs"}
+            "TrainJob": "trainjobs", "Workload": "workloads", "LocalQueue": "localqueues"}
 
 
 class KubeAPIError(Exception):
     """The API server could not be asked (no kubeconfig, unsupported auth, connection refused, ...)."""
+
+
+@dataclass(frozen=True)
+class KubeconfigSettings:
+    """What a kubernetes provider is configured with; None: not set (the ambient kubeconfig)."""
+
+    kubeconfig: str | None = None  # a path or the contents (YAML or JSON), as the provider's `kubeconfig`
+    context: str | None = None
+    cluster: str | None = None
+
+    def api(self) -> KubeAPI:
+        return KubeAPI(kubeconfig=self.kubeconfig, context=self.context, cluster=self.cluster)
 
 
 def kubeconfig_path() -> Path:
@@ -35,21 +54,22 @@ def kubeconfig_path() -> Path:
 
 
 class KubeAPI:
-    """GET of single objects through the current context of a kubeconfig."""
+    """GET of single objects through a context of a kubeconfig (the module docstring says which)."""
 
-    def __init__(self, path: Path | None = None) -> None:
-        path = path or kubeconfig_path()
-        try:
-            config = yaml.safe_load(path.read_text()) or {}
-        except OSError as error:
-            raise KubeAPIError(f"cannot read kubeconfig {path}: {error}") from None
-        context = _named(config, "contexts", config.get("current-context"))
-        cluster = _named(config, "clusters", context.get("cluster"))
-        user = _named(config, "users", context.get("user"))
-        self.server = cluster["server"].rstrip("/")
-        self.namespace = context.get("namespace") or "default"
-        self._headers = {"Accept": "application/json", **_auth_header(user, path.parent)}
-        self._ssl = _ssl_context(cluster, user, path.parent)
+    def __init__(self, path: Path | None = None, *, kubeconfig: str | None = None, context: str | None = None,
+                 cluster: str | None = None) -> None:
+        if path is not None and kubeconfig:
+            raise KubeAPIError("KubeAPI: give a kubeconfig path or kubeconfig settings, not both")
+        config, base = _load(kubeconfig) if kubeconfig else _read(path or kubeconfig_path())
+        context_entry = _named(config, "contexts", context or config.get("current-context"))
+        cluster_entry = _named(config, "clusters", cluster or context_entry.get("cluster"))
+        user = _named(config, "users", context_entry.get("user"))
+        if not cluster_entry.get("server"):
+            raise KubeAPIError(f"kubeconfig: cluster {cluster or context_entry.get('cluster')!r} has no server")
+        self.server = cluster_entry["server"].rstrip("/")
+        self.namespace = context_entry.get("namespace") or "default"
+        self._headers = {"Accept": "application/json", **_auth_header(user, base)}
+        self._ssl = _ssl_context(cluster_entry, user, base)
 
     def get(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
         """The object, or None when the API server says 404."""
@@ -67,6 +87,34 @@ class KubeAPI:
             raise KubeAPIError(f"GET {url}: HTTP {error.code}") from None
         except (urllib.error.URLError, OSError) as error:
             raise KubeAPIError(f"GET {url}: {error}") from None
+
+
+def _read(path: Path) -> tuple[dict[str, Any], Path]:
+    """A kubeconfig file and the directory its relative paths are relative to."""
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise KubeAPIError(f"cannot read kubeconfig {path}: {error}") from None
+    return _parsed(text, str(path)), path.parent
+
+
+def _load(path_or_contents: str) -> tuple[dict[str, Any], Path]:
+    """As pulumi-kubernetes reads its `kubeconfig` (parseKubeconfigString): `~` expanded, a path to an
+    existing file is read, anything else is the contents (relative paths then relative to the cwd)."""
+    candidate = Path(path_or_contents).expanduser() if "\n" not in path_or_contents else None
+    if candidate is not None and candidate.is_file():
+        return _read(candidate)
+    return _parsed(path_or_contents, "the kubeconfig given"), Path.cwd()
+
+
+def _parsed(text: str, where: str) -> dict[str, Any]:
+    try:
+        config = yaml.safe_load(text) or {}
+    except yaml.YAMLError as error:
+        raise KubeAPIError(f"cannot parse {where}: {error}") from None
+    if not isinstance(config, dict):
+        raise KubeAPIError(f"{where} is neither a kubeconfig file nor kubeconfig contents")
+    return config
 
 
 def _named(config: dict[str, Any], section: str, name: str | None) -> dict[str, Any]:

@@ -21,6 +21,7 @@ patch of the one field, on the Workload Kueue names after the JobSet's name and 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import time
 from typing import Any
@@ -28,7 +29,8 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from .kubeapi import KubeAPI, KubeAPIError
+from .cluster_access import provider_settings
+from .kubeapi import KubeAPIError, KubeconfigSettings
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 WORKLOAD_API_VERSION = "kueue.x-k8s.io/v1beta2"
@@ -68,23 +70,31 @@ def workload_activation(
     metadata = {"name": uid.apply(lambda value: workload_name(jobset_name, value) if value else None),
                 "namespace": namespace, "annotations": {PATCH_FORCE: "true"}}
     wait = pulumi.ResourceHookBinding(before_create=[workload_wait_hook()])
-    return k8s.apiextensions.CustomResourcePatch(
+    patch = k8s.apiextensions.CustomResourcePatch(
         name, api_version=WORKLOAD_API_VERSION, kind="Workload", metadata=metadata, spec={"active": active},
         opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[jobset], hooks=wait)),
     )
+    _registry(pulumi.runtime.get_root_resource()).append((patch, provider_settings(patch)))
+    return patch
 
 
-def wait_for_workload(args: pulumi.ResourceHookArgs) -> None:
+async def wait_for_workload(args: pulumi.ResourceHookArgs) -> None:
     """Before the patch is first applied: wait until Kueue has made the Workload. A server-side apply
     creates what does not exist, and a Workload requires no field, so a patch that came first would
     make a stub Workload of its own, which Kueue then replaces with an active one (seen in CI: a
-    TrainJob created with suspend=True started). Reads the cluster of $KUBECONFIG (kubeapi.py)."""
+    TrainJob created with suspend=True started). Reads the cluster of the patch's kubernetes provider
+    (cluster_access.py), off the event loop."""
     metadata = (args.new_inputs or {}).get("metadata") or {}
     name, namespace = metadata.get("name"), metadata.get("namespace") or "default"
     if not name:
         return
+    settings = await _settings_of(args.urn)
+    await asyncio.get_running_loop().run_in_executor(None, _wait_for, settings, namespace, name)
+
+
+def _wait_for(settings: KubeconfigSettings, namespace: str, name: str) -> None:
     try:
-        api = KubeAPI()
+        api = settings.api()
         deadline = time.monotonic() + WORKLOAD_WAIT_SECONDS
         while api.get(WORKLOAD_API_VERSION, "Workload", namespace, name) is None:
             if time.monotonic() > deadline:
@@ -93,6 +103,26 @@ def wait_for_workload(args: pulumi.ResourceHookArgs) -> None:
             time.sleep(0.25)
     except KubeAPIError as error:  # no kubeconfig to read, or credentials it cannot use: apply at once
         pulumi.log.warn(f"cannot wait for Kueue's Workload {namespace}/{name} ({error}); applying spec.active at once")
+
+
+async def _settings_of(urn: str) -> KubeconfigSettings:
+    """The provider settings of the patch `urn` (registered by workload_activation); the ambient
+    kubeconfig for one not registered (under unit-test mocks)."""
+    for patch, settings in _registry(pulumi.runtime.get_root_resource()):
+        if await patch.urn.future() == urn:
+            return await settings.future() or KubeconfigSettings()
+    return KubeconfigSettings()
+
+
+def _registry(root: pulumi.Resource | None) -> list[tuple[pulumi.Resource, pulumi.Output[KubeconfigSettings]]]:
+    """The program's Workload patches and their provider settings, kept on the root resource (None
+    only under unit-test mocks: then a list of no one's)."""
+    if root is None:
+        return []
+    if not hasattr(root, _PATCHES):
+        setattr(root, _PATCHES, [])
+    found: list[tuple[pulumi.Resource, pulumi.Output[KubeconfigSettings]]] = getattr(root, _PATCHES)
+    return found
 
 
 def workload_wait_hook() -> pulumi.ResourceHook:
@@ -109,6 +139,7 @@ def workload_wait_hook() -> pulumi.ResourceHook:
 
 WORKLOAD_WAIT_SECONDS = 60
 _WAIT_HOOK = "_kubeflow_trainer_workload_wait_hook"
+_PATCHES = "_kubeflow_trainer_workload_patches"
 
 
 def queued_children(

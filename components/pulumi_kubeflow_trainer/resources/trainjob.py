@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import base64
-import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import pulumi
 
-from ..api import constants as c
 from ..api.patches import RuntimePatch
-from ..api.runtime import Runtime, TrainingRuntime
+from ..api.runtime import Runtime
 from ..api.trainjob import TrainJob as TrainJobModel
 from ..framework.context import ObjectIndex, RenderContext
 from ..framework.errors import TrainerError
@@ -24,13 +22,15 @@ from ..ssh import SSHKeyPair
 from . import children, controller_mode, kueue
 from .args import DatasetInitializerInput, ModelInitializerInput, TrainerInput
 from .catalog import RuntimeCatalog, RuntimeInput, as_catalog, runtime_model
-from .completion import WAIT_FOR, WaitFor, failure_hooks, trainjob_status, wait_annotations
+from .completion import WAIT_FOR, QueuedTimeout, WaitFor, failure_hooks, wait_annotations
 from .errors import invalid_input
-from .inputs import as_manifest, merge_into
+from .inputs import merge_into
 from .keys import FLUX_CURVE, MPI_SSH, GeneratedKey
+from .outputs import TrainJobOutputs
 from .placeholders import Placeholders, explain_outputs
 from .record import RECORD, record_of, update_rules_hook
 from .runtime import TYPE_PREFIX
+from .trainjob_document import in_pending_namespace, trainjob_document
 
 TYPE = f"{TYPE_PREFIX}:TrainJob"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
@@ -39,7 +39,7 @@ _DEFERRED_KEY = SSHKeyPair("generated at deploy time", "generated at deploy time
 _DEFERRED_CURVE_SECRET = bytes(32)
 
 
-class TrainJob(pulumi.ComponentResource):
+class TrainJob(TrainJobOutputs, pulumi.ComponentResource):
     """A TrainJob rendered by this library: the JobSet and its helpers are this component's children.
 
     `manifest` is a TrainJob as a dict, model or YAML text; keyword arguments override its parts.
@@ -48,8 +48,9 @@ class TrainJob(pulumi.ComponentResource):
     never among other runtimes the program happens to declare.
 
     Attributes: `trainjob` (the TrainJob model), `resources` (the children by name), and the Outputs
-    `jobset_name`, `namespace`, `ssh_public_key`, `conditions`, `jobs_status`. They are declared for
-    type checkers only: the SDK resolves class annotations (strings here) on every registration.
+    (outputs.py) `jobset_name`, `namespace`, `ssh_public_key`, `conditions`, `jobs_status`,
+    `admission`, `expected_children`, `drift`. The attributes are declared for type checkers only:
+    the SDK resolves class annotations (strings here) on every registration.
 
     `__new__` parses and renders the TrainJob and registers the component; `__init__` registers the
     children. The SDK stores with every resource the call stack below the third `__init__` frame it
@@ -73,6 +74,8 @@ class TrainJob(pulumi.ComponentResource):
         _children_to_register: tuple[str, list[dict[str, Any]], str | None, int, pulumi.ResourceHookBinding | None]
         _ssh_key: GeneratedKey | None
         _jobset: pulumi.CustomResource | None
+        _queue: str | None
+        _queued_timeout: QueuedTimeout | None
         _controller: controller_mode.ControllerMode | None
 
     def __new__(
@@ -131,7 +134,8 @@ class TrainJob(pulumi.ComponentResource):
         pulumi.ComponentResource.__init__(self, TYPE, name, props, pulumi.ResourceOptions.merge(opts, rules))
         for message in self._warnings:  # what upstream renders but a check of ours warns about (docs/parity.md)
             pulumi.log.warn(message, resource=self)
-        jobset_hooks = self._failure_hooks(name, opts) if wait_for == "completed" else None
+        self._queued_timeout = None
+        jobset_hooks = self._failure_hooks(name, opts, queue_name, wait_timeout_seconds) if wait_for == "completed" else None
         self._children_to_register = (name, manifests, queue_name, wait_timeout_seconds, jobset_hooks)
         return self
 
@@ -140,15 +144,21 @@ class TrainJob(pulumi.ComponentResource):
         def __init__(self, *_args: Any, **_kwargs: Any) -> None:
             """The children (the arguments were read by `__new__`)."""
             if self._controller is not None:
-                self._ssh_key, self._jobset = None, None
+                self._ssh_key, self._jobset, self._queue = None, None, None
                 self.resources = self._controller.register(self, self._children_to_register[0])
             else:
                 self.resources = self._register_children(*self._children_to_register)
             del self._children_to_register
 
-    def _failure_hooks(self, name: str, opts: pulumi.ResourceOptions | None) -> pulumi.ResourceHookBinding:
-        """wait_for="completed": the JobSet's hooks that fail the `pulumi up` that saw it fail."""
-        return failure_hooks(f"{_hook_prefix(name, opts)}:jobset-failed", self.trainjob.name, self.trainjob.to_manifest)
+    def _failure_hooks(
+        self, name: str, opts: pulumi.ResourceOptions | None, queue_name: str | None, timeout: int,
+    ) -> pulumi.ResourceHookBinding:
+        """wait_for="completed": the JobSet's hooks that fail the `pulumi up` that saw it fail, and for a
+        queued one, that say it is still queued when the wait times out (completion.py)."""
+        if queue_name or (self.trainjob.metadata.labels or {}).get(QUEUE_LABEL):
+            self._queued_timeout = QueuedTimeout(self.trainjob.name, timeout)
+        return failure_hooks(f"{_hook_prefix(name, opts)}:jobset-failed", self.trainjob.name, self.trainjob.to_manifest,
+                             self._queued_timeout)
 
     def _parse(
         self, name: str, manifest: object, overrides: dict[str, Any], runtime: RuntimeInput | None,
@@ -159,13 +169,13 @@ class TrainJob(pulumi.ComponentResource):
         function_trainer = overrides["spec.trainer"] if isinstance(overrides["spec.trainer"], FunctionTrainer) else None
         if function_trainer is not None:  # its command depends on the runtime's launcher: added once resolved
             overrides = {**overrides, "spec.trainer": None}
-        document = _trainjob_document(manifest, name, overrides, given)
+        document = trainjob_document(manifest, name, overrides, given)
         trainjob = self._parse_document(document, name)
         namespace_pending = self._placeholders.is_token(trainjob.namespace)
         if given is None:
             self._runtime = as_catalog(runtimes).resolve(trainjob, namespace_pending=namespace_pending)
         else:
-            self._runtime = _in_pending_namespace(given, trainjob) if namespace_pending else given
+            self._runtime = in_pending_namespace(given, trainjob) if namespace_pending else given
         if function_trainer is not None:
             merge_into(document, "spec.trainer", function_trainer.to_manifest(self._runtime))
             trainjob = self._parse_document(document, name)
@@ -195,8 +205,7 @@ class TrainJob(pulumi.ComponentResource):
         jobset_hooks: pulumi.ResourceHookBinding | None,
     ) -> dict[str, pulumi.Resource]:
         registered: dict[str, pulumi.Resource] = {}
-        self._ssh_key = None
-        self._jobset = None
+        self._ssh_key, self._jobset, self._queue = None, None, None
         for manifest in manifests:
             manifest = self._with_generated_key(name, self._placeholders.reveal(manifest), registered)
             options = pulumi.ResourceOptions(parent=self, depends_on=list(registered.values()))
@@ -207,7 +216,9 @@ class TrainJob(pulumi.ComponentResource):
             child = children.child_name(name, self.trainjob.name, manifest)
             registered[child] = resource = children.register(child, manifest, options)
             if manifest["kind"] == "JobSet":
-                self._jobset = resource
+                self._jobset, self._queue = resource, kueue.queue_of(manifest)
+                if self._queued_timeout is not None:
+                    self._queued_timeout.jobset = resource
                 queued = kueue.queued_children(name, resource, manifest, self._user_suspend(), pulumi.ResourceOptions(parent=self))
                 registered.update(queued)
         return registered
@@ -242,53 +253,6 @@ class TrainJob(pulumi.ComponentResource):
             return {**manifest, "data": {"curve.cert": pulumi.Output.secret(cert)}}
         return manifest
 
-    # The Outputs are made on first use. Every Output is a task the SDK waits on at the end of the
-    # program (in a loop that is quadratic in their number), so a program that does not read them
-    # does not pay for them. They are not copied into the component's state with register_outputs
-    # either: that would cost a state write per TrainJob at the end of every `pulumi up`.
-
-    @functools.cached_property
-    def jobset_name(self) -> pulumi.Output[str]:
-        return pulumi.Output.from_input(self.trainjob.name)
-
-    @functools.cached_property
-    def namespace(self) -> pulumi.Output[str | None]:
-        return pulumi.Output.from_input(self._placeholders.reveal(self.trainjob.metadata.namespace))
-
-    @functools.cached_property
-    def ssh_public_key(self) -> pulumi.Output[str | None]:
-        """The MPI SSH public key (the private key stays a secret in the state); None for other runtimes."""
-        return self._ssh_key.public_key if self._ssh_key else pulumi.Output.from_input(None)
-
-    @functools.cached_property
-    def conditions(self) -> pulumi.Output[list[dict[str, Any]]]:
-        """The TrainJob's conditions (Complete, Failed, Suspended, ...) from the live JobSet's status."""
-        return self._status.apply(lambda status: status.get("conditions") or [])
-
-    @functools.cached_property
-    def jobs_status(self) -> pulumi.Output[list[dict[str, Any]]]:
-        return self._status.apply(lambda status: status.get("jobsStatus") or [])
-
-    @functools.cached_property
-    def expected_children(self) -> pulumi.Output[list[dict[str, Any]]]:
-        """controller="kubeflow": the objects the controller is expected to create (else: none)."""
-        return pulumi.Output.from_input(controller_mode.expected_of(self._controller))
-
-    @functools.cached_property
-    def drift(self) -> pulumi.Output[list[str]]:
-        """controller="kubeflow": how the controller's live objects differ from `expected_children`."""
-        return self._controller.drift() if self._controller is not None else pulumi.Output.from_input([])
-
-    @functools.cached_property
-    def _status(self) -> pulumi.Output[dict[str, Any]]:
-        if self._controller is not None:  # the live TrainJob's own status
-            return self._controller.status()
-        if self._jobset is None:  # no JobSet rendered
-            return pulumi.Output.from_input({})
-        manifest = self.trainjob.to_manifest()
-        live_status: pulumi.Output[Any] = self._jobset.status  # type: ignore[attr-defined]  # an output property the SDK sets
-        return live_status.apply(lambda live: trainjob_status(manifest, live))
-
 
 def _b64(text: str | None) -> str | None:
     # None only under unit-test mocks, which echo inputs back instead of generating a key.
@@ -299,43 +263,6 @@ def _hook_prefix(name: str, opts: pulumi.ResourceOptions | None) -> str:
     """Unique in the program, as the component's URN is: resource hooks are named per program."""
     parent = opts.parent if opts is not None else None
     return f"{parent._type}${TYPE}::{name}" if parent is not None else f"{TYPE}::{name}"  # noqa: SLF001
-
-
-def _in_pending_namespace(runtime: Runtime, trainjob: TrainJobModel) -> Runtime:
-    """A TrainingRuntime given for a TrainJob whose namespace is known at deploy time only is taken to be in it."""
-    if not isinstance(runtime, TrainingRuntime):
-        return runtime
-    metadata = runtime.metadata.model_copy(update={"namespace": trainjob.metadata.namespace})
-    return runtime.model_copy(update={"metadata": metadata})
-
-
-def _trainjob_document(manifest: object, name: str, overrides: dict[str, Any], runtime: Runtime | None) -> dict[str, Any]:
-    """The TrainJob manifest: `manifest`, then the keyword arguments over it, then the runtime reference."""
-    document = as_manifest(manifest, f"TrainJob {name}")
-    document.setdefault("apiVersion", c.API_VERSION_UPSTREAM)
-    document.setdefault("kind", "TrainJob")
-    document.setdefault("metadata", {}).setdefault("name", name)
-    for path, value in overrides.items():
-        if isinstance(value, (list, tuple)):
-            value = [as_manifest(item, path) if not isinstance(item, str) else item for item in value]
-        elif value is not None and not isinstance(value, (str, bool, int, pulumi.Output)):
-            value = as_manifest(value, path)
-        merge_into(document, path, value)
-    _reference_runtime(document, runtime)
-    return document
-
-
-def _reference_runtime(document: dict[str, Any], runtime: Runtime | None) -> None:
-    if runtime is None:
-        return
-    ref = document.setdefault("spec", {}).setdefault("runtimeRef", {})
-    ref.setdefault("name", runtime.name)
-    ref.setdefault("kind", runtime.kind)
-    if ref["name"] != runtime.name or ref["kind"] != runtime.kind:
-        raise TrainerError(
-            f"spec.runtimeRef: Invalid value: {ref['kind']} {ref['name']!r}: the runtime given is {runtime.kind} "
-            f"{runtime.name!r}; drop runtimeRef or make it name the runtime"
-        )
 
 
 def _label_and_annotate(manifest: dict[str, Any], queue_name: str | None, wait_timeout: int | None) -> dict[str, Any]:
