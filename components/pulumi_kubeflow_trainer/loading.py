@@ -194,8 +194,9 @@ def _check_json(manifest: Any, where: str, budget: Budget) -> None:
 def _check_model(manifest: BaseModel, where: str, budget: Budget) -> None:
     cost = _CHECKED.get(manifest)
     if cost is not None:  # checked before, and frozen: still fine, and it costs what it cost then
-        budget.values, budget.chars = budget.values - cost[0], budget.chars - cost[1]
-        if budget.overspent():
+        budget.values -= cost[0]
+        budget.chars -= cost[1]
+        if budget.values < 0 or budget.chars < 0:
             _raise_if(FieldError("", budget.overspent()), _model_document(manifest, where), where)
         return
     before = (budget.values, budget.chars)

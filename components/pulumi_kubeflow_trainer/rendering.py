@@ -52,10 +52,12 @@ class Renderer:
         errors: list[FieldError] = []
         for runtime in self.runtimes:
             compiled = CompiledRuntime.of(runtime)
-            if compiled.verdict.errors:
+            verdict = compiled.verdict
+            if verdict.errors:
                 source = f"{runtime.kind}/{runtime.name}"
-                errors.extend(error.within(source) for error in compiled.verdict.errors)
-            self.warnings.extend(compiled.verdict.warnings)
+                errors.extend(error.within(source) for error in verdict.errors)
+            if verdict.warnings:
+                self.warnings.extend(verdict.warnings)
             self._compiled[compiled.key] = compiled
         if errors:
             raise TrainJobInvalidError(errors, warnings=self.warnings)
@@ -103,29 +105,30 @@ class Renderer:
 
     def render(self, trainjob: TrainJob) -> list[Manifest]:
         """The children of one TrainJob, dependencies first; raises TrainJobInvalidError on bad input."""
-        source = f"TrainJob/{trainjob.metadata.name or ''}"
         try:
             compiled = self.resolve(trainjob)
         except RuntimeNotFoundError as missing:
-            raise TrainJobInvalidError(missing.errors, source=source) from None
+            raise TrainJobInvalidError(missing.errors, source=_source(trainjob)) from None
         # Validation only reads the RuntimeInfo, so the same one is then built upon.
         info = build_runtime_info(trainjob, self.framework.plan(compiled))
         verdict = self._validate(info, trainjob)
         if verdict.errors:
             self.warnings.extend(verdict.warnings)
-            raise TrainJobInvalidError(verdict.errors, source=source, warnings=verdict.warnings)
-        self._report(verdict.warnings, source)
+            raise TrainJobInvalidError(verdict.errors, source=_source(trainjob), warnings=verdict.warnings)
+        if verdict.warnings:
+            self._report(verdict.warnings, _source(trainjob))
         if trainjob.spec.managed_by == c.MANAGED_BY_MULTIKUEUE and not self.context.multikueue_jobset:
             self.warnings.append(
-                f"{source}: spec.managedBy is {c.MANAGED_BY_MULTIKUEUE}: the Trainer controller creates nothing for it "
+                f"{_source(trainjob)}: spec.managedBy is {c.MANAGED_BY_MULTIKUEUE}: the Trainer controller creates nothing for it "
                 "(MultiKueue dispatches the TrainJob to a worker cluster)"
             )
             return []
         try:
             manifests = self.framework.build(info, trainjob, self.context)
         except TrainJobInvalidError as invalid:
-            raise TrainJobInvalidError(invalid.errors, source=source) from None
-        self._report(info.warnings, source)
+            raise TrainJobInvalidError(invalid.errors, source=_source(trainjob)) from None
+        if info.warnings:
+            self._report(info.warnings, _source(trainjob))
         return manifests
 
     def _report(self, found: Sequence[str], source: str) -> None:
@@ -140,6 +143,11 @@ class Renderer:
 
 
 _RUNTIME_KINDS = (TrainingRuntime, ClusterTrainingRuntime)
+
+
+def _source(trainjob: TrainJob) -> str:
+    """Where a TrainJob's errors and warnings are from; made only when there are some."""
+    return f"TrainJob/{trainjob.metadata.name or ''}"
 
 
 def _deprecation(compiled: CompiledRuntime) -> str | None:
@@ -179,10 +187,14 @@ def render(
             runtimes.append(model)
         else:
             others.append(model.to_manifest())
-    renderer = Renderer(runtimes, context=RenderContext(cluster=ObjectIndex.of(others), **options), registry=registry, strict=strict)
-    manifests: list[Manifest] = []
-    for trainjob in trainjobs:
-        manifests.extend(renderer.render(trainjob))
+    cluster = ObjectIndex.of(others) if others else ObjectIndex()
+    renderer = Renderer(runtimes, context=RenderContext(cluster=cluster, **options), registry=registry, strict=strict)
+    if len(trainjobs) == 1:
+        manifests = renderer.render(trainjobs[0])  # a list of its own already
+    else:
+        manifests = []
+        for trainjob in trainjobs:
+            manifests.extend(renderer.render(trainjob))
     for message in renderer.warnings:
         warnings.warn(message, TrainerWarning, stacklevel=2)
     return manifests

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..api.runtime import Runtime
@@ -35,8 +35,10 @@ def manifest_sort_key(manifest: Manifest) -> tuple[int, str, str]:
 class Framework:
     """Plugins classified once by extension point (upstream `framework.New`)."""
 
-    def __init__(self, registry: PluginRegistry) -> None:
-        plugins = registry.instantiate()
+    def __init__(self, registry: PluginRegistry, *, compile_steps: bool = True) -> None:
+        plugins = self._plugins = registry.instantiate()
+        # False: every plugin runs its general methods, never its compiled steps (tests compare the two).
+        self.compile_steps = compile_steps
         self.validators = _implementing(plugins, CustomValidationPlugin)
         self.ml_policy_enforcers = _implementing(plugins, EnforceMLPolicyPlugin)
         self.pod_group_enforcers = _implementing(plugins, EnforcePodGroupPolicyPlugin)
@@ -45,28 +47,44 @@ class Framework:
         self.builders = _implementing(plugins, ComponentBuilderPlugin)
         # Kept with each compiled runtime, as long as it lives; one per framework, since plans differ by plugins.
         self._plan: Derived[RenderPlan] = Derived(
-            "render plan", lambda compiled: make_plan(compiled, plugins, self.phases(compiled.runtime))
+            "render plan", lambda compiled: make_plan(compiled, plugins, self.phases(compiled))
         )
 
     def plan(self, compiled: CompiledRuntime) -> RenderPlan:
         """How this framework renders TrainJobs against `compiled`, made once per runtime."""
         return compiled.derive(self._plan)
 
-    def phases(self, runtime: Runtime) -> Phases:
-        """The plugins that act on `runtime`: a plugin with an `applies_to(runtime)` that answers False
-        would return at once in every phase, so it is left out of them."""
+    def phases(self, compiled: CompiledRuntime) -> Phases:
+        """The plugins that act on a runtime, phase by phase: a plugin with an `applies_to(runtime)` that
+        answers False would return at once in every phase, so it is left out of them; a plugin with
+        `compile(compiled)` acts through the steps it compiled for this runtime where it gives one."""
+        runtime = compiled.runtime
+        acting = [plugin for plugin in self._plugins if _applies(plugin, runtime)]
+        steps = {id(plugin): self._compiled_steps(plugin, compiled) for plugin in acting}
 
-        def acting(plugins: list[Any], method: str) -> tuple[Callable[..., Any], ...]:
-            return tuple(getattr(plugin, method) for plugin in plugins if _applies(plugin, runtime))
+        def phase(plugins: list[Any], method: str) -> tuple[Callable[..., Any], ...]:
+            found = []
+            for plugin in plugins:
+                if id(plugin) not in steps:
+                    continue
+                own = steps[id(plugin)]
+                step = own[method] if method in own else getattr(plugin, method)
+                if step is not None:
+                    found.append(step)
+            return tuple(found)
 
         return Phases(
-            validate=acting(self.validators, "validate"),
-            enforce_ml_policy=acting(self.ml_policy_enforcers, "enforce_ml_policy"),
-            enforce_pod_group_policy=acting(self.pod_group_enforcers, "enforce_pod_group_policy"),
-            enforce_pod_spec=acting(self.pod_spec_enforcers, "enforce_pod_spec"),
-            pre_build_sync=acting(self.pre_build_syncers, "pre_build_sync"),
-            build=acting(self.builders, "build"),
+            validate=phase(self.validators, "validate"),
+            enforce_ml_policy=phase(self.ml_policy_enforcers, "enforce_ml_policy"),
+            enforce_pod_group_policy=phase(self.pod_group_enforcers, "enforce_pod_group_policy"),
+            enforce_pod_spec=phase(self.pod_spec_enforcers, "enforce_pod_spec"),
+            pre_build_sync=phase(self.pre_build_syncers, "pre_build_sync"),
+            build=phase(self.builders, "build"),
         )
+
+    def _compiled_steps(self, plugin: Any, compiled: CompiledRuntime) -> Mapping[str, Callable[..., Any] | None]:
+        compile_for = getattr(plugin, "compile", None) if self.compile_steps else None
+        return compile_for(compiled) if compile_for is not None else {}
 
     def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
         verdict = NO_FINDINGS  # shared and immutable: replaced by a Verdict of its own at the first finding

@@ -8,6 +8,14 @@ it out of every phase for runtimes it does not apply to (found once per runtime,
 An ML-policy plugin whose policy runs trainer nodes in jobs besides the trainer's (MPI's launcher as a
 node) names them with `trainer_node_jobs(runtime) -> Iterable[str]`: the TrainJob's resources and env
 go to their `node` containers too (`RuntimeInfo.is_trainer_node`).
+
+A plugin may compile its per-TrainJob work for one runtime: `compile(compiled) -> {method: step}`,
+called once per runtime when its render plan is made. A step takes the method's arguments, returns
+what the method would, and runs in the method's place for that runtime (what the runtime fixes,
+decided once: which containers, which targets); None leaves the plugin out of that phase for that
+runtime; a method not named keeps running. A step must give what the method gives for every
+TrainJob: it hands what it does not specialise for (a patched template) to the method.
+`tests/framework/test_compiled_steps.py` renders both ways and compares.
 """
 
 from __future__ import annotations
