@@ -160,6 +160,11 @@ def _deprecation(compiled: CompiledRuntime) -> str | None:
 DEPRECATION: Derived[str | None] = Derived("deprecation warning", _deprecation)
 
 
+# What render() renders with when given no options and no other objects: nothing else exists, the keys
+# are random. Shared, since nothing changes a context once made.
+_DEFAULT_CONTEXT = RenderContext()
+
+
 class RenderOptions(TypedDict, total=False):
     """The RenderContext fields `render()` takes as keyword arguments."""
 
@@ -187,8 +192,8 @@ def render(
             runtimes.append(model)
         else:
             others.append(model.to_manifest())
-    cluster = ObjectIndex.of(others) if others else ObjectIndex()
-    renderer = Renderer(runtimes, context=RenderContext(cluster=cluster, **options), registry=registry, strict=strict)
+    context = RenderContext(cluster=ObjectIndex.of(others), **options) if others or options else _DEFAULT_CONTEXT
+    renderer = Renderer(runtimes, context=context, registry=registry, strict=strict)
     if len(trainjobs) == 1:
         manifests = renderer.render(trainjobs[0])  # a list of its own already
     else:

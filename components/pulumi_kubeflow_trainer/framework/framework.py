@@ -52,7 +52,8 @@ class Framework:
 
     def plan(self, compiled: CompiledRuntime) -> RenderPlan:
         """How this framework renders TrainJobs against `compiled`, made once per runtime."""
-        return compiled.derive(self._plan)
+        plan: RenderPlan | None = compiled._derived.get(self._plan)  # `derive`, inlined: asked on every render
+        return plan if plan is not None else compiled.derive(self._plan)
 
     def phases(self, compiled: CompiledRuntime) -> Phases:
         """The plugins that act on a runtime, phase by phase: a plugin with an `applies_to(runtime)` that

@@ -9,21 +9,23 @@ from ..api import constants as c
 from ..api.quantity import Quantity, add_resource_lists, max_resource_lists
 from ..api.runtime import MLPolicy, PodGroupPolicy, Runtime
 from ..api.trainjob import Trainer, TrainJob
-from .kube import Manifest, find_named, pod_spec_of
+from .kube import Manifest, find_named
 
 if TYPE_CHECKING:
     from .compiled import CompiledRuntime
     from .plan import RenderPlan
 
 
-@dataclass
+@dataclass(slots=True)  # slots: plugins read its fields on every phase
 class PodSet:
     """One replicated job of the JobSet being built. `job` is that job's dict, which plugins edit in place."""
 
     job: Manifest
     ancestor: str | None
     count: int
-    # Plugins edit the pod spec in place and never replace it (nor rename the job), so both are found once.
+    # Plugins edit the job and pod specs in place and never replace them (nor rename the job), so they are
+    # found once.
+    job_spec: Manifest = field(init=False, repr=False)
     pod_spec: Manifest = field(init=False, repr=False)
     name: str = field(init=False)
     # (TrainJob name, subdomain, replicas, pods per replica) as the pre-build sync fixed them.
@@ -31,8 +33,10 @@ class PodSet:
     _endpoints: list[str] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.pod_spec = pod_spec_of(self.job)
-        self.name = str(self.job["name"])
+        job = self.job
+        self.job_spec = job_spec = job.setdefault("template", {}).setdefault("spec", {})
+        self.pod_spec = job_spec.setdefault("template", {}).setdefault("spec", {})  # `pod_spec_of`, inlined
+        self.name = str(job["name"])
 
     @property
     def endpoints(self) -> list[str]:
@@ -141,7 +145,7 @@ def _requests(container: Manifest) -> dict[str, Quantity]:
     return {name: Quantity.parse(value) for name, value in requests.items()}
 
 
-@dataclass
+@dataclass(slots=True)
 class RuntimeInfo:
     """What the plugins read and change: the patched JobSet spec, its pod sets and the policies."""
 
@@ -168,7 +172,11 @@ class RuntimeInfo:
     trainer_pod_set: PodSet | None = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.trainer_pod_set = self.find_pod_set(ancestor=c.ANCESTOR_TRAINER)
+        self.trainer_pod_set = None
+        for pod_set in self.pod_sets:
+            if pod_set.ancestor == c.ANCESTOR_TRAINER:
+                self.trainer_pod_set = pod_set
+                break
 
     @property
     def runtime(self) -> Runtime:

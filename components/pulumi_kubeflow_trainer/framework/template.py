@@ -17,7 +17,8 @@ from .plan import RenderPlan, pod_set_layout, pod_sets_of
 
 def build_runtime_info(trainjob: TrainJob, plan: RenderPlan) -> RuntimeInfo:
     compiled = plan.compiled
-    patches = trainjob.spec.runtime_patches
+    wanted = trainjob.spec
+    patches = wanted.runtime_patches
     if patches:
         spec = _apply_runtime_patches(patches, compiled.spec_copy())
         layout = pod_set_layout(spec, compiled)  # a patch may add, drop or relabel jobs
@@ -26,29 +27,21 @@ def build_runtime_info(trainjob: TrainJob, plan: RenderPlan) -> RuntimeInfo:
         spec, layout = compiled.spec_copy(), plan.layout
         labels, annotations = dict(compiled.labels), dict(compiled.annotations)
     pod_sets = pod_sets_of(spec, layout)
-    trainer = trainjob.spec.trainer
-    resources = trainer.resources_per_node if trainer is not None else None
-    requested = _resources_manifest(resources) if resources is not None else None
-    if requested is not None:
-        _merge_resources_per_node(requested, plan, pod_sets)
+    trainer = wanted.trainer
+    requested = command = args = None
+    if trainer is not None:
+        resources = trainer.resources_per_node
+        if resources is not None:
+            requested = _resources_manifest(resources)
+            _merge_resources_per_node(requested, plan, pod_sets)
+        # [] is kept: given, even empty, they replace the runtime's (upstream: `command != nil`)
+        command = list(trainer.command) if trainer.command is not None else None
+        args = list(trainer.args) if trainer.args is not None else None
     metadata = trainjob.metadata
     return RuntimeInfo(
-        trainjob=trainjob,
-        plan=plan,
-        compiled=compiled,
-        name=metadata.name or "",
-        namespace=metadata.namespace or "default",
-        trainer=trainer,
-        patched=bool(patches),
-        labels=labels,
-        annotations=annotations,
-        jobset_spec=spec,
-        pod_sets=pod_sets,
-        ml_policy=plan.ml_policy,
-        pod_group_policy=plan.pod_group_policy,
-        # [] is kept: given, even empty, they replace the runtime's (upstream: `command != nil`)
-        trainer_command=list(trainer.command) if trainer and trainer.command is not None else None,
-        trainer_args=list(trainer.args) if trainer and trainer.args is not None else None,
+        trainjob=trainjob, plan=plan, compiled=compiled, name=metadata.name or "", namespace=metadata.namespace or "default",
+        trainer=trainer, patched=bool(patches), labels=labels, annotations=annotations, jobset_spec=spec, pod_sets=pod_sets,
+        ml_policy=plan.ml_policy, pod_group_policy=plan.pod_group_policy, trainer_command=command, trainer_args=args,
         requested_resources=requested,
     )
 

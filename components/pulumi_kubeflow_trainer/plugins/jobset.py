@@ -2,25 +2,41 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from ..api import constants as c
 from ..api.trainjob import InitializerSource, TrainJob
 from ..framework.compiled import CompiledRuntime, Derived
 from ..framework.context import RenderContext
 from ..framework.errors import FieldError, TrainJobInvalidError
-from ..framework.info import RuntimeInfo
-from ..framework.interfaces import Verdict
+from ..framework.info import PodSet, RuntimeInfo
+from ..framework.interfaces import NO_FINDINGS, Verdict
 from ..framework.kube import Manifest, env_manifests, upsert_env
+from ..framework.plan import template_pod_sets
 from . import jobset_validation
 from .objects import Check, child_metadata
 
 NAME = "JobSet"
+INITIALIZER_STEPS = (c.ANCESTOR_DATASET, c.ANCESTOR_MODEL)
 MAX_JOB_PODS = 100_000  # `completions` of an Indexed Job (Kubernetes' job validation)
 
 
 class JobSetPlugin:
     name: ClassVar[str] = NAME
+
+    def compile(self, compiled: CompiledRuntime) -> dict[str, Callable[..., Any] | None]:
+        """The validation of a TrainJob with no initializer and no patch: only its counts, since the
+        runtime's own count checks are known here."""
+        if compiled.derive(RUNTIME_COUNT_CHECKS):
+            return {}
+        policy = compiled.runtime.spec.ml_policy
+        steps: dict[str, Callable[..., Any] | None] = {
+            "validate": _compiled_validate(self.validate, flux=policy is not None and policy.flux is not None)
+        }
+        if not any(pod_set.ancestor in INITIALIZER_STEPS for pod_set in template_pod_sets(compiled)):
+            steps["build"] = _compiled_build(self.build)
+        return steps
 
     def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
         verdict = jobset_validation.validate(info, trainjob)
@@ -29,33 +45,65 @@ class JobSetPlugin:
 
     def pre_build_sync(self, info: RuntimeInfo, trainjob: TrainJob) -> None:
         name, subdomain = info.name, info.subdomain
-        _require_countable(info)
+        too_many = []
         for pod_set in info.pod_sets:
+            count, replicas = pod_set.count, pod_set.job.get("replicas", 1)
+            if replicas * count > MAX_JOB_PODS:
+                too_many.append(pod_set)
             # The endpoints are listed when a plugin first reads them, from the counts of now.
-            pod_set.endpoint_naming = (name, subdomain, pod_set.replicas, pod_set.count)
-            job_spec = pod_set.job.setdefault("template", {}).setdefault("spec", {})
-            job_spec["parallelism"] = pod_set.count
-            job_spec["completions"] = pod_set.count
+            pod_set.endpoint_naming = (name, subdomain, replicas, count)
+            job_spec = pod_set.job_spec
+            job_spec["parallelism"] = count
+            job_spec["completions"] = count
+        if too_many:
+            raise TrainJobInvalidError([_too_many_pods(pod_set) for pod_set in too_many])
 
     def build(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> list[Manifest]:
-        spec = info.jobset_spec
         _configure_initializers(info, trainjob)
-        _configure_trainer(info, trainjob)
-        wanted = trainjob.spec
-        if "suspend" in wanted.model_fields_set:
-            spec["suspend"] = wanted.suspend
-        if context.multikueue_jobset and wanted.managed_by == c.MANAGED_BY_MULTIKUEUE:
-            spec["managedBy"] = c.MANAGED_BY_MULTIKUEUE
-        info.warnings.extend(_undeployable(info))
-        if wanted.active_deadline_seconds is not None:
-            info.warnings.append(_deadline_check(wanted.active_deadline_seconds))
-        metadata = child_metadata(trainjob, info.name)
-        labels = {**info.labels, **kueue_labels(trainjob)}
-        if labels:
-            metadata["labels"] = labels
-        if info.annotations:
-            metadata["annotations"] = dict(info.annotations)
-        return [{"apiVersion": c.JOBSET_API_VERSION, "kind": "JobSet", "metadata": metadata, "spec": spec}]
+        return _build_jobset(info, trainjob, context)
+
+
+def _compiled_build(general: Callable[..., list[Manifest]]) -> Callable[..., list[Manifest]]:
+    """`build` for a runtime without initializer jobs: nothing to configure for them, unless a patch adds one."""
+
+    def build(info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> list[Manifest]:
+        return general(info, trainjob, context) if info.patched else _build_jobset(info, trainjob, context)
+
+    return build
+
+
+def _build_jobset(info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> list[Manifest]:
+    """The JobSet, once the initializer jobs are configured."""
+    spec = info.jobset_spec
+    _configure_trainer(info, trainjob)
+    wanted = trainjob.spec
+    if "suspend" in wanted.model_fields_set:
+        spec["suspend"] = wanted.suspend
+    if context.multikueue_jobset and wanted.managed_by == c.MANAGED_BY_MULTIKUEUE:
+        spec["managedBy"] = c.MANAGED_BY_MULTIKUEUE
+    info.warnings.extend(_undeployable(info))
+    if wanted.active_deadline_seconds is not None:
+        info.warnings.append(_deadline_check(wanted.active_deadline_seconds))
+    metadata = child_metadata(trainjob, info.name)
+    labels = {**info.labels, **kueue_labels(trainjob)}
+    if labels:
+        metadata["labels"] = labels
+    if info.annotations:
+        metadata["annotations"] = dict(info.annotations)
+    return [{"apiVersion": c.JOBSET_API_VERSION, "kind": "JobSet", "metadata": metadata, "spec": spec}]
+
+
+def _compiled_validate(general: Callable[..., Verdict], *, flux: bool) -> Callable[..., Verdict]:
+    def validate(info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
+        spec, trainer = trainjob.spec, info.trainer
+        if spec.initializer is not None or spec.runtime_patches:
+            return general(info, trainjob, context)
+        if trainer is not None and ((trainer.num_nodes is not None and trainer.num_nodes < 0) or (
+                not flux and trainer.num_proc_per_node is not None and trainer.num_proc_per_node < 1)):
+            return general(info, trainjob, context)
+        return NO_FINDINGS
+
+    return validate
 
 
 def _configure_initializers(info: RuntimeInfo, trainjob: TrainJob) -> None:
@@ -99,20 +147,14 @@ def _configure_trainer(info: RuntimeInfo, trainjob: TrainJob) -> None:
             upsert_env(container, env_manifests(trainer.env))
 
 
-def _require_countable(info: RuntimeInfo) -> None:
+def _too_many_pods(pod_set: PodSet) -> FieldError:
     """Kubernetes runs at most MAX_JOB_PODS pods per Indexed Job: more would be rejected at deploy time,
     and listing their endpoints would take unbounded memory here. Upstream's controller has no check."""
-    errors = []
-    for pod_set in info.pod_sets:
-        pods = pod_set.replicas * pod_set.count
-        if pods <= MAX_JOB_PODS:
-            continue
-        is_trainer = pod_set.ancestor == c.ANCESTOR_TRAINER
-        path, value = ("spec.trainer.numNodes", pod_set.count) if is_trainer else ("spec.runtimeRef", pod_set.name)
-        errors.append(FieldError(path, f"Invalid value: {value!r}: replicated job {pod_set.name!r} would run {pods} pods; "
-                                       f"Kubernetes runs at most {MAX_JOB_PODS} per Indexed Job: use fewer nodes"))
-    if errors:
-        raise TrainJobInvalidError(errors)
+    pods = pod_set.replicas * pod_set.count
+    is_trainer = pod_set.ancestor == c.ANCESTOR_TRAINER
+    path, value = ("spec.trainer.numNodes", pod_set.count) if is_trainer else ("spec.runtimeRef", pod_set.name)
+    return FieldError(path, f"Invalid value: {value!r}: replicated job {pod_set.name!r} would run {pods} pods; "
+                            f"Kubernetes runs at most {MAX_JOB_PODS} per Indexed Job: use fewer nodes")
 
 
 def count_checks(info: RuntimeInfo, trainjob: TrainJob) -> list[Check]:
@@ -215,7 +257,7 @@ def _undeployable(info: RuntimeInfo) -> list[Check]:
     errors = []
     runtime_jobs = info.compiled.job_names
     for pod_set in info.pod_sets:
-        if pod_set.name not in runtime_jobs:
+        if info.patched and pod_set.name not in runtime_jobs:  # only a patch adds jobs
             errors.append(
                 FieldError(
                     "spec.runtimePatches",

@@ -166,8 +166,15 @@ def _compiled_enforce(general: Callable[..., None]) -> Callable[..., None]:
         num_proc = resolve_num_proc_per_node(info, trainjob)
         if trainer.env:
             upsert_env(container, env_manifests(trainer.env))
-        upsert_env(container, _pet_env(info, pod_set.count, num_proc, with_master=True))
-        upsert_ports(container, [{"containerPort": c.CONTAINER_TRAINER_PORT}])
+        pet_env = _pet_env(info, pod_set.count, num_proc, with_master=True)
+        if container.get("env"):
+            upsert_env(container, pet_env)
+        else:  # what the upsert does into no env: PET_* are distinct names
+            container["env"] = pet_env
+        if container.get("ports"):
+            upsert_ports(container, [{"containerPort": c.CONTAINER_TRAINER_PORT}])
+        else:
+            container["ports"] = [{"containerPort": c.CONTAINER_TRAINER_PORT}]
 
     return enforce
 
