@@ -97,10 +97,15 @@ class QueuedTimeout:
     async def __call__(self, args: pulumi.ErrorHookArgs) -> bool:
         if self.jobset is None or not any("timed out" in error.lower() for error in args.errors):
             return False  # not the wait's timeout: the provider's error says it all
-        metadata = (args.new_inputs or {}).get("metadata") or {}
-        settings = await provider_settings(self.jobset).future() or KubeconfigSettings()
-        admission = await asyncio.get_running_loop().run_in_executor(
-            None, read_jobset_admission, settings, metadata.get("namespace"), metadata.get("name") or args.name)
+        try:
+            metadata = (args.new_inputs or {}).get("metadata") or {}
+            settings = await provider_settings(self.jobset).future() or KubeconfigSettings()
+            admission = await asyncio.get_running_loop().run_in_executor(
+                None, read_jobset_admission, settings, metadata.get("namespace"), metadata.get("name") or args.name)
+        except Exception as error:  # noqa: BLE001 - the engine would drop it: an error hook's error is not shown
+            pulumi.log.warn(f"TrainJob {self.name}: cannot read its Workload after the timeout: {error!r}")
+            return False
         if admission["state"] in QUEUED_STATES:
-            pulumi.log.error(queued_message(self.name, self.timeout, admission), resource=self.jobset)
+            # Not attached to the JobSet: its URN resolves once its registration ends, after this hook.
+            pulumi.log.error(queued_message(self.name, self.timeout, admission))
         return False  # no retry: the timeout stands
