@@ -23,11 +23,11 @@ import yaml
 
 from pulumi_kubeflow_trainer import ClusterTrainingRuntime, TrainerArgs, TrainingRuntime, TrainJob, render
 from pulumi_kubeflow_trainer.blueprints import bundled_runtimes
-from pulumi_kubeflow_trainer.resources.controller_check import differences
-from tests.parity.compare import first_differences, mask_secrets
+from tests.parity.generator import Case
 from tests.toolchain import CACHE, TOOLS, isolated_engine_env
 
 from .conftest import PASSPHRASE, Cluster, _missing
+from .live_compare import DRY_RUN_NAMESPACE, compare_trainjob
 from .test_trainjob import IMAGE, KWOK_RUNTIME, NAMESPACE
 
 pytestmark = pytest.mark.cluster
@@ -200,59 +200,12 @@ def test_the_controller_creates_what_render_predicts_for_every_bundled_runtime(
 
 # ------------------------------------------------------------------ field by field, both ways
 
-SERVER_METADATA = ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields")
-PLURALS = {"JobSet": "jobsets.jobset.x-k8s.io", "PodGroup": "podgroups.scheduling.x-k8s.io",
-           "Secret": "secrets", "ConfigMap": "configmaps"}
-
-
-def as_stored(obj: dict[str, Any]) -> dict[str, Any]:
-    """An object without what the API server sets (status, uid, ...), its Secret data masked
-    (`generated-keys`), without owner references (`owner-uid`: ours have none, a rendered TrainJob
-    has no uid) and with the JobSet's `suspend: false` as no suspend (`api-defaults`)."""
-    obj = mask_secrets(copy.deepcopy(obj))
-    obj.pop("status", None)
-    for key in (*SERVER_METADATA, "ownerReferences"):
-        obj["metadata"].pop(key, None)
-    if obj["kind"] == "JobSet" and obj["spec"].get("suspend") is False:
-        del obj["spec"]["suspend"]
-    return obj
-
-
-def through_the_api_server(cluster: Cluster, obj: dict[str, Any], namespace: str) -> dict[str, Any]:
-    """Ours as the API server would store it: a server-side dry-run create (CRD defaults, the JobSet
-    webhook's defaults), in another namespace since the controller's object has the same name."""
-    moved = copy.deepcopy(obj)
-    moved["metadata"]["namespace"] = namespace
-    stored = json.loads(cluster.kubectl("create", "--dry-run=server", "-o", "json", "-f", "-",
-                                        stdin=json.dumps(moved)).stdout)
-    stored["metadata"]["namespace"] = obj["metadata"].get("namespace", NAMESPACE)
-    return as_stored(stored)
-
-
-def snapshot_differences(ours: dict[str, Any], upstream: dict[str, Any]) -> list[str]:
-    """`snapshot-form`: the runtime snapshot's runtime as the controller reads it back; ours is the
-    runtime as written, upstream's as stored (defaults, server metadata): ours must be in it."""
-    mine, theirs = yaml.safe_load(ours["data"]["runtime"]), yaml.safe_load(upstream["data"]["runtime"])
-    rest = first_differences({**ours, "data": {}}, {**upstream, "data": {}})
-    return rest + [f".data.runtime: {line}" for line in differences(mine, theirs)]
-
-
-def compare_with_live(cluster: Cluster, ours: dict[str, Any], wait: float) -> list[str]:
-    kind, name = ours["kind"], ours["metadata"]["name"]
-    try:
-        live = cluster.wait(f"{kind} {name}", lambda: cluster.get(PLURALS[kind], name, NAMESPACE), timeout=wait)
-    except AssertionError:
-        return [f"not created by the controller (waited {wait:.0f} s)"]
-    mine, theirs = through_the_api_server(cluster, ours, "parity-dry-run"), as_stored(live)
-    return snapshot_differences(mine, theirs) if name.endswith("-runtime-snapshot") else first_differences(mine, theirs)
-
-
 def test_render_equals_the_controllers_objects_field_by_field(controller_cluster: Cluster):
     """render() of a TrainJob of every bundled runtime against the objects the controller created for
-    the same TrainJob: both as the API server stores them, compared both ways (compare.py's
-    first_differences), with docs/parity.md's rows for what remains (as_stored, snapshot_differences)."""
+    the same TrainJob (rendered with the live TrainJob's uid): both as the API server stores them,
+    compared both ways with the offline parity test's deliberate differences (live_compare.py)."""
     cluster = controller_cluster
-    cluster.kubectl("create", "namespace", "parity-dry-run", check=False)
+    cluster.kubectl("create", "namespace", DRY_RUN_NAMESPACE, check=False)
     runtimes = {runtime.name: runtime for runtime in bundled_runtimes()}
     trainjobs = {name: {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
                         "metadata": {"name": f"field-{index}", "namespace": NAMESPACE},
@@ -263,11 +216,14 @@ def test_render_equals_the_controllers_objects_field_by_field(controller_cluster
     found: dict[str, list[str]] = {}
     wait = 60.0  # for the controller's first object; by then it has reconciled the others too
     try:
-        for name, trainjob in trainjobs.items():
-            for ours in render([trainjob, runtimes[name].to_manifest()]):
-                lines = compare_with_live(cluster, ours, wait)
-                wait = 10.0
-                found.update({f"{name} {ours['kind']}/{ours['metadata']['name']}": lines} if lines else {})
+        for index, (name, trainjob) in enumerate(trainjobs.items()):
+            live = cluster.get("trainjobs.trainer.kubeflow.org", trainjob["metadata"]["name"], NAMESPACE) or {}
+            with_uid = {**trainjob, "metadata": {**trainjob["metadata"], "uid": live["metadata"]["uid"]}}
+            documents = [with_uid, runtimes[name].to_manifest()]
+            case = Case(index, name, yaml.safe_dump_all(documents), ())
+            lines, _ = compare_trainjob(cluster, case, render(documents), wait)
+            wait = 10.0
+            found.update({f"{name} {key}": value for key, value in lines.items()})
     finally:
         cluster.kubectl("delete", "trainjobs.trainer.kubeflow.org", "--all", "-n", NAMESPACE, "--wait=true", check=False)
     assert found == {}, "\n".join(f"{where}: {line}" for where, lines in found.items() for line in lines)

@@ -212,6 +212,33 @@ def _containers_side_by_side(ours: list[dict[str, Any]], upstream: list[dict[str
             yield container, theirs[key]
 
 
+def _go_encoding(facts: Facts, ours: list[dict[str, Any]], upstream: list[dict[str, Any]]) -> bool:
+    """Upstream's objects pass through Go structs: `omitempty` drops an empty string, list or map, a
+    zero or false (ours keeps what the input said), and empty structs are written (`resources: {}`).
+    The oracle puts both sides through Go types; the live differential compares what the API server
+    stored, so there a field that is empty on one side and absent on the other is not compared."""
+    theirs = {(obj.get("kind"), (obj.get("metadata") or {}).get("name")): obj for obj in upstream}
+    changed = False
+    for obj in ours:
+        other = theirs.get((obj.get("kind"), (obj.get("metadata") or {}).get("name")))
+        if other is not None:
+            changed = _drop_one_sided_empties(obj, other) or changed
+    return changed
+
+
+def _drop_one_sided_empties(mine: Any, theirs: Any) -> bool:
+    if isinstance(mine, dict) and isinstance(theirs, dict):
+        changed = False
+        for side, other in ((mine, theirs), (theirs, mine)):
+            for key in [k for k, v in side.items() if k not in other and v in ("", [], {}, 0, False) and v is not None]:
+                del side[key]
+                changed = True
+        return any([_drop_one_sided_empties(mine[key], theirs[key]) for key in mine if key in theirs]) or changed
+    if isinstance(mine, list) and isinstance(theirs, list) and len(mine) == len(theirs):
+        return any([_drop_one_sided_empties(a, b) for a, b in zip(mine, theirs, strict=True)])
+    return False
+
+
 @dataclass(frozen=True)
 class Deliberate:
     id: str
@@ -226,12 +253,19 @@ DELIBERATE: dict[str, Deliberate] = {d.id: d for d in (
     Deliberate("namespace-default", _namespace_default),
     Deliberate("port-upsert", _port_upsert),
     Deliberate("pod-template-fields", None),
-    Deliberate("go-encoding", None),
+    Deliberate("go-encoding", _go_encoding),
     Deliberate("generated-keys", None),
     Deliberate("snapshot-form", None),
     Deliberate("plugin-order", None),
     Deliberate("flux-no-numnodes", None),
 )}
+
+
+def apply_deliberate(facts: Facts, ours: list[dict[str, Any]], upstream: list[dict[str, Any]]) -> list[str]:
+    """Rewrite both sides by every rule of DELIBERATE that applies; the ids of those that changed
+    something. The one list of deliberate differences: the offline parity test (judge) and the live
+    differential against the controller (tests/cluster/live_compare.py) both use it."""
+    return [d.id for d in DELIBERATE.values() if d.rule is not None and d.rule(facts, ours, upstream)]
 
 
 def table_ids(docs: Path = DOCS) -> dict[str, str]:
@@ -303,7 +337,7 @@ def judge(case: Case, ours: Ours, answer: Answer) -> Verdict:
     best: tuple[int, str, list[str]] | None = None
     for variant in produced:
         mine, theirs = copy.deepcopy(answer.normalized), copy.deepcopy(variant["objects"])
-        used = [d.id for d in DELIBERATE.values() if d.rule is not None and d.rule(facts, mine, theirs)]
+        used = apply_deliberate(facts, mine, theirs)
         for obj in (*mine, *theirs):  # the snapshot's runtime compared as data, not as text
             data = obj.get("data")
             if obj.get("kind") == "ConfigMap" and isinstance(data, dict) and isinstance(data.get("runtime"), str):

@@ -8,7 +8,7 @@ second preview of an unchanged program shows no change.
 
 The comparison asks of the live object what the prediction says, field by field, and nothing more:
 what the API server and the controller add (defaults, owner references with the TrainJob's uid,
-status) is not drift, and empty values equal absent ones (Go's omitempty; docs/parity.md
+status) is not drift, and empty values, zeros and false equal absent ones (Go's omitempty; docs/parity.md
 `api-defaults`, `go-encoding`, `owner-uid`). Scalars compare as text (a quantity `4` is "4" in
 Go; the engine hands every number over as a float). Lists of named items (containers, env,
 volumes, ports) are matched by name, and their order must agree. Not compared: Secret data (generated keys: `generated-keys`) and the TrainJob's kueue labels, which the render
@@ -17,6 +17,7 @@ copies to the JobSet (`kueue-labels`) and the controller leaves on the TrainJob.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import uuid
 from typing import TYPE_CHECKING, Any
@@ -24,9 +25,10 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 from pulumi.dynamic import CreateResult, DiffResult, ReadResult, Resource, ResourceProvider, UpdateResult
 
-from .kubeapi import KubeAPI, KubeAPIError
+from .kubeapi import KubeAPIError, KubeconfigSettings
 
 KUEUE_PREFIX = "kueue.x-k8s.io/"
+CLUSTER = "cluster"  # the input holding the TrainJob provider's kubeconfig settings
 POLL_SECONDS = 0.5
 
 
@@ -43,6 +45,8 @@ def differences(expected: Any, live: Any, path: str = "") -> list[str]:
         return found
     if isinstance(expected, list):
         return _list_differences(expected, live, path)
+    if live is None and expected is not True and expected == 0:
+        return []  # a zero or false the controller's Go struct dropped (omitempty), as an empty value
     if live is None or str(_scalar(expected)) != str(_scalar(live)):
         return [f"{path}: expected {_show(expected)}, live {_show(live)}"]
     return []
@@ -93,11 +97,13 @@ def comparable(manifest: dict[str, Any]) -> dict[str, Any]:
     return {**trimmed, "metadata": metadata}
 
 
-def check(expected: list[dict[str, Any]], namespace: str | None, wait_seconds: float) -> dict[str, Any]:
+def check(expected: list[dict[str, Any]], namespace: str | None, wait_seconds: float,
+          cluster: KubeconfigSettings | None = None) -> dict[str, Any]:
     """The outputs: `drift` (lines: differences, objects not created, or why nothing was checked),
-    `missing` (objects the controller has not created), `checked`, `reason`."""
+    `missing` (objects the controller has not created), `checked`, `reason`. `cluster`: the settings
+    of the TrainJob's kubernetes provider (None: $KUBECONFIG)."""
     try:
-        api = KubeAPI()
+        api = (cluster or KubeconfigSettings()).api()
     except KubeAPIError as error:
         return unchecked(str(error))
     namespace = namespace or api.namespace
@@ -143,7 +149,9 @@ class ControllerPredictionProvider(ResourceProvider):
         return DiffResult(changes=bool(changed), replaces=[], delete_before_replace=False)
 
     def _check(self, props: dict[str, Any]) -> dict[str, Any]:
-        return check(props["expected"], props.get("namespace"), float(props.get("wait_seconds") or 0))
+        settings = props.get(CLUSTER) or {}
+        cluster = KubeconfigSettings(**{key: settings.get(key) for key in ("kubeconfig", "context", "cluster")})
+        return check(props["expected"], props.get("namespace"), float(props.get("wait_seconds") or 0), cluster)
 
 
 class ControllerPrediction(Resource, module="kubeflow", name="ControllerPrediction"):
@@ -155,7 +163,14 @@ class ControllerPrediction(Resource, module="kubeflow", name="ControllerPredicti
         missing: pulumi.Output[list[str]]
 
     def __init__(self, name: str, trainjob: pulumi.Input[str], expected: pulumi.Input[list[dict[str, Any]]],
-                 namespace: pulumi.Input[str | None], wait_seconds: int, opts: pulumi.ResourceOptions | None = None) -> None:
+                 namespace: pulumi.Input[str | None], wait_seconds: int,
+                 cluster: pulumi.Output[KubeconfigSettings] | None = None, opts: pulumi.ResourceOptions | None = None) -> None:
+        # The provider's settings (perhaps a kubeconfig's contents): a secret input, so encrypted in
+        # the state as the provider's own; not in the diff, so a new token changes nothing.
+        settings: pulumi.Output[dict[str, Any]] | None = None
+        if cluster is not None:
+            as_dict: pulumi.Output[dict[str, Any]] = cluster.apply(dataclasses.asdict)
+            settings = pulumi.Output.secret(as_dict)
         props = {"trainjob": trainjob, "expected": expected, "namespace": namespace, "wait_seconds": wait_seconds,
-                 "drift": None, "missing": None, "checked": None, "reason": None}
+                 CLUSTER: settings, "drift": None, "missing": None, "checked": None, "reason": None}
         super().__init__(ControllerPredictionProvider(), name, props, opts)

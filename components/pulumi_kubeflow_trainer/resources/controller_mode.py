@@ -24,6 +24,7 @@ from ..api import constants as c
 from ..api.trainjob import TrainJob as TrainJobModel
 from ..framework.errors import TrainerError
 from . import children
+from .cluster_access import provider_settings
 from .completion import failed_condition, failure_message
 from .controller_check import ControllerPrediction
 
@@ -104,7 +105,7 @@ class ControllerMode:
         self.trainjob_object = children.observed_resource(f"{name}-trainjob", self.trainjob_manifest, options)
         self.check = ControllerPrediction(
             f"{name}-prediction", f"{metadata.get('namespace') or ''}/{metadata['name']}", self.expected,
-            metadata.get("namespace"), CREATE_WAIT_SECONDS,
+            metadata.get("namespace"), CREATE_WAIT_SECONDS, provider_settings(self.trainjob_object),
             pulumi.ResourceOptions(parent=component, depends_on=[self.trainjob_object]))
         return {f"{name}-trainjob": self.trainjob_object, f"{name}-prediction": self.check}
 
