@@ -100,14 +100,8 @@ class Framework:
     def build(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> list[Manifest]:
         """The children, after every enforcement phase."""
         phases = info.plan.phases
-        for enforce in phases.enforce_ml_policy:
+        for enforce in phases.enforcement:  # the ML policy, the pod group policy, the pod spec, the pre-build sync
             enforce(info, trainjob)
-        for enforce in phases.enforce_pod_group_policy:
-            enforce(info, trainjob)
-        for enforce in phases.enforce_pod_spec:
-            enforce(info, trainjob)
-        for sync in phases.pre_build_sync:
-            sync(info, trainjob)
         manifests: list[Manifest] = []
         for build in phases.build:
             manifests.extend(build(info, trainjob, context))

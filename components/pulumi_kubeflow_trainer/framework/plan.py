@@ -8,7 +8,7 @@ render only reads the TrainJob and fills in what it decides.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..api import constants as c
@@ -29,6 +29,12 @@ class Phases:
     enforce_pod_spec: tuple[Callable[..., None], ...]
     pre_build_sync: tuple[Callable[..., None], ...]
     build: tuple[Callable[..., list[Manifest]], ...]
+    # The four phases between validation and build, in order: all take (info, trainjob), so they run as one.
+    enforcement: tuple[Callable[..., None], ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        enforcement = self.enforce_ml_policy + self.enforce_pod_group_policy + self.enforce_pod_spec + self.pre_build_sync
+        object.__setattr__(self, "enforcement", enforcement)
 
 
 @dataclass(frozen=True)

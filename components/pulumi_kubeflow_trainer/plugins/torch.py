@@ -24,6 +24,8 @@ from .objects import reserved_env_error
 NAME = "Torch"
 RESERVED_ENV = frozenset({"PET_NNODES", "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT"})
 
+MASTER_PORT = str(c.CONTAINER_TRAINER_PORT)
+
 NumProcPerNode = int | str  # an int, or "auto" that torchrun resolves on the node
 
 
@@ -166,7 +168,14 @@ def _compiled_enforce(general: Callable[..., None]) -> Callable[..., None]:
         num_proc = resolve_num_proc_per_node(info, trainjob)
         if trainer.env:
             upsert_env(container, env_manifests(trainer.env))
-        pet_env = _pet_env(info, pod_set.count, num_proc, with_master=True)
+        name = info.name
+        pet_env = [  # `_pet_env`, written out: made on every render
+            {"name": "PET_NNODES", "value": str(pod_set.count)},
+            {"name": "PET_NPROC_PER_NODE", "value": str(num_proc)},
+            {"name": "PET_NODE_RANK", "valueFrom": {"fieldRef": {"fieldPath": c.COMPLETION_INDEX_FIELD}}},
+            {"name": "PET_MASTER_ADDR", "value": f"{name}-{c.NODE}-0-0.{name}"},  # `info.rank0_host`
+            {"name": "PET_MASTER_PORT", "value": MASTER_PORT},
+        ]
         if container.get("env"):
             upsert_env(container, pet_env)
         else:  # what the upsert does into no env: PET_* are distinct names
@@ -187,7 +196,7 @@ def _pet_env(info: RuntimeInfo, num_nodes: int, num_proc: NumProcPerNode, *, wit
     ]
     if with_master:
         env.append({"name": "PET_MASTER_ADDR", "value": info.rank0_host})
-        env.append({"name": "PET_MASTER_PORT", "value": str(c.CONTAINER_TRAINER_PORT)})
+        env.append({"name": "PET_MASTER_PORT", "value": MASTER_PORT})
     return env
 
 
