@@ -169,7 +169,7 @@ def _compiled_enforce(general: Callable[..., None]) -> Callable[..., None]:
         if trainer.env:
             upsert_env(container, env_manifests(trainer.env))
         name = info.name
-        pet_env = [  # `_pet_env`, written out: made on every render
+        pet_env: list[Manifest] = [  # `_pet_env`, written out: made on every render
             {"name": "PET_NNODES", "value": str(pod_set.count)},
             {"name": "PET_NPROC_PER_NODE", "value": str(num_proc)},
             {"name": "PET_NODE_RANK", "valueFrom": {"fieldRef": {"fieldPath": c.COMPLETION_INDEX_FIELD}}},
