@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from ..api import constants as c
@@ -251,7 +251,7 @@ def _deadline_check(seconds: int) -> Check:
     ))
 
 
-def _undeployable(info: RuntimeInfo) -> list[Check]:
+def _undeployable(info: RuntimeInfo) -> Sequence[Check]:
     """Jobs or containers the API server would reject (no image, or added by a patch with a wrong name).
     Upstream renders them and the JobSet is then refused; here they are warnings (errors in strict mode)."""
     errors = []
@@ -273,7 +273,7 @@ def _undeployable(info: RuntimeInfo) -> list[Check]:
                     runtime_names = [item.get("name") for item in info.compiled.containers_of(pod_set.name, field)]
                     errors.append(_missing_image(pod_set.name, field, container.get("name"), runtime_names))
     order_checks: tuple[Check, ...] = info.compiled.derive(JOB_ORDER_CHECKS)
-    return [Check(error) for error in errors] + list(order_checks)
+    return [*map(Check, errors), *order_checks] if errors else order_checks
 
 
 def _missing_image(job: str, field: str, name: str | None, runtime_names: list[str | None]) -> FieldError:
