@@ -16,7 +16,7 @@ sys.path.insert(0, str(TOOLS))
 try:
     import localcluster.components
     from localcluster import kubeconfig
-    from localcluster.components import trainer_controller
+    from localcluster.components import kueue, trainer_controller
     from localcluster.context import Cluster
     from localcluster.layout import Layout
     from localcluster.pki import webhook_cert_dir
@@ -89,3 +89,29 @@ def test_its_command_line_and_binary(cluster: Cluster, monkeypatch: pytest.Monke
     assert component.args(cluster) == [
         f"--config={cluster.layout.config / 'trainer-controller.yaml'}", f"--kubeconfig={cluster.layout.kubeconfig}",
         "--zap-devel=false", "--zap-log-level=info"]
+
+
+KUEUE_PORTS = {**PORTS, "kueue_webhook": 30201, "kueue_metrics": 30202, "kueue_health": 30203}
+
+
+@pytest.mark.parametrize(("optional", "frameworks", "trainjob_webhooks"), [
+    ((), ["jobset.x-k8s.io/jobset"], False),
+    (("trainer_controller",), ["jobset.x-k8s.io/jobset", "trainer.kubeflow.org/trainjob"], True),
+], ids=["without the Trainer controller Kueue manages JobSets only",
+        "with the Trainer controller Kueue manages TrainJobs too, with their webhooks"])
+def test_kueues_trainjob_integration_is_on_when_the_trainer_controller_runs(optional, frameworks, trainjob_webhooks, tmp_path: Path):
+    layout = Layout(tmp_path / "c")
+    layout.make()
+    (layout.pki / "webhook-ca.crt").write_text(CA)
+    cluster = Cluster(layout, tmp_path / "bin", dict(KUEUE_PORTS), "token", 1.0, optional)
+    kueue.COMPONENT.configure(cluster)
+    config = yaml.safe_load((layout.config / "kueue.yaml").read_text())
+    assert config["integrations"] == {"frameworks": frameworks}
+    assert config["webhook"] == {"host": "127.0.0.1", "port": 30201, "certDir": str(webhook_cert_dir(layout, "kueue"))}
+    webhooks = layout.config / kueue.TRAINJOB_WEBHOOKS
+    assert webhooks.exists() == trainjob_webhooks
+    if trainjob_webhooks:
+        hooks = [hook for item in yaml.safe_load(webhooks.read_text())["items"] for hook in item["webhooks"]]
+        assert [(hook["name"], hook["clientConfig"]["url"]) for hook in hooks] == [
+            ("mtrainjob.kb.io", "https://127.0.0.1:30201/mutate-trainer-kubeflow-org-v1alpha1-trainjob"),
+            ("vtrainjob.kb.io", "https://127.0.0.1:30201/validate-trainer-kubeflow-org-v1alpha1-trainjob")]

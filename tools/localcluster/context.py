@@ -19,6 +19,7 @@ class Cluster:
     ports: dict[str, int]  # by the port names the components declare
     token: str  # the admin bearer token (also in the kubeconfig)
     timeout: float  # seconds for each wait
+    optional: tuple[str, ...] = ()  # the opt-in components that run (components/__init__.py OPTIONAL)
     kubectl: Kubectl = field(init=False)
 
     def __post_init__(self) -> None:

@@ -76,7 +76,7 @@ def prepare(layout: Layout, state: dict[str, Any], bin_dir: Path, parts: list[Co
     ports = pick_ports(components.port_names(parts), state.get("ports"))
     token = make_pki(layout, tuple(component.name for component in parts if component.serves_webhooks))
     write_kubeconfig(layout, ports, token)
-    cluster = Cluster(layout, bin_dir, ports, token, args.timeout)
+    cluster = Cluster(layout, bin_dir, ports, token, args.timeout, tuple(state.get("optional", [])))
     for component in parts:
         component.configure(cluster)
     state.update({"ports": ports, "bin": str(bin_dir), "kubeconfig": str(layout.kubeconfig), "nodes": args.nodes})

@@ -1,8 +1,10 @@
 """Kueue v0.17.0's controller manager (sigs.k8s.io/kueue/cmd/kueue, built by tools/bootstrap-cluster),
-with only the JobSet integration (files/kueue.yaml): JobSets labelled kueue.x-k8s.io/queue-name are
-suspended on create by its webhook, queued as Workloads, and started (with the admitted flavor's
+with the JobSet integration (files/kueue-integrations.yaml): JobSets labelled kueue.x-k8s.io/queue-name
+are suspended on create by its webhook, queued as Workloads, and started (with the admitted flavor's
 nodeSelector and tolerations) when their ClusterQueue has quota. JobSets without the label are left
-alone. No ResourceFlavor, ClusterQueue or LocalQueue is created: the tests make their own.
+alone. When the Trainer controller runs (`up --trainer-controller`), its TrainJob integration too
+(files/kueue-integrations-trainjob.yaml, webhooks in files/kueue-trainjob-webhooks.yaml), as in a
+cluster with Kubeflow Trainer: queued TrainJobs are suspended, admitted and unsuspended. No ResourceFlavor, ClusterQueue or LocalQueue is created: the tests make their own.
 
 Its webhooks are served on loopback with the cluster's webhook cert and registered from
 files/kueue-webhooks.yaml once it is ready. Its CRDs come from the module (bootstrap-cluster copies
@@ -33,6 +35,9 @@ from .base import Check, Component
 
 METRICS_CERTS = Path("kueue/metrics/certs")  # under /etc, fixed in Kueue's cmd/kueue/main.go
 MOUNT_ETC = 'mount --bind "$1" /etc && shift && exec "$@"'  # sh -c script: $1 the dir, then the command
+INTEGRATIONS, TRAINJOB_INTEGRATIONS = "kueue-integrations.yaml", "kueue-integrations-trainjob.yaml"
+TRAINJOB_WEBHOOKS = "kueue-trainjob-webhooks.yaml"
+TRAINER_CONTROLLER = "trainer_controller"  # the opt-in component (components/__init__.py OPTIONAL)
 PROBE = "kueue-probe.yaml"  # a JobSet with a queue label: created with --dry-run=server until it comes back suspended
 
 
@@ -47,10 +52,11 @@ class Kueue(Component):
         (config / "kueue.yaml").write_text(templates.render(
             "kueue.yaml", webhook_port=cluster.ports["kueue_webhook"],
             cert_dir=webhook_cert_dir(cluster.layout, self.name),
-            metrics_port=cluster.ports["kueue_metrics"], health_port=cluster.ports["kueue_health"]))
+            metrics_port=cluster.ports["kueue_metrics"], health_port=cluster.ports["kueue_health"])
+            + templates.text(TRAINJOB_INTEGRATIONS if with_trainjobs(cluster) else INTEGRATIONS))
         ca = base64.b64encode((cluster.layout.pki / "webhook-ca.crt").read_bytes()).decode()
-        (config / "kueue-webhooks.yaml").write_text(templates.render(
-            "kueue-webhooks.yaml", webhook=cluster.url("kueue_webhook", "https"), ca_bundle=ca))
+        for name in ("kueue-webhooks.yaml", *([TRAINJOB_WEBHOOKS] if with_trainjobs(cluster) else [])):
+            (config / name).write_text(templates.render(name, webhook=cluster.url("kueue_webhook", "https"), ca_bundle=ca))
         certs = self.etc(cluster) / METRICS_CERTS
         certs.parent.mkdir(parents=True, exist_ok=True)
         if not certs.is_symlink():
@@ -92,8 +98,15 @@ class Kueue(Component):
         # readyz: the webhook server listens (Kueue's own check).
         cluster.wait("Kueue", lambda: http_ok(f"{cluster.url('kueue_health')}/readyz"), self.name)
         cluster.kubectl.apply("-f", str(cluster.layout.config / "kueue-webhooks.yaml"))
+        if with_trainjobs(cluster):
+            cluster.kubectl.apply("-f", str(cluster.layout.config / TRAINJOB_WEBHOOKS))
         probe = str(templates.FILES / PROBE)
         cluster.wait("the Kueue webhooks", lambda: suspended_by_kueue(cluster, probe), self.name)
+
+
+def with_trainjobs(cluster: Cluster) -> bool:
+    """Kueue's TrainJob integration is on when the Trainer controller runs (files/kueue-integrations-trainjob.yaml)."""
+    return TRAINER_CONTROLLER in cluster.optional
 
 
 def suspended_by_kueue(cluster: Cluster, probe: str) -> bool:
