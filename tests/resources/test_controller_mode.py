@@ -8,7 +8,7 @@ import pytest
 
 from pulumi_kubeflow_trainer import ClusterTrainingRuntime, TrainJob, render
 from pulumi_kubeflow_trainer.blueprints import bundled_runtime
-from pulumi_kubeflow_trainer.resources.controller_mode import EXPECTED, GENERATED, WAIT_FOR_FINISHED
+from pulumi_kubeflow_trainer.resources.controller_mode import EXPECTED, GENERATED, WAIT_FOR_FINISHED, WAIT_FOR_FINISHED_QUEUED
 from tests.builders import make_trainjob
 
 from .conftest import KEY_TYPE, settled
@@ -60,6 +60,21 @@ def test_conditions_are_the_live_trainjobs(mocks):
 
 
 @pulumi.runtime.test
+def test_a_queued_trainjob_waits_past_kueues_suspension_and_keeps_suspend_unset(mocks):
+    """Kueue's webhook suspends a queued TrainJob on create and its admission unsuspends it: the
+    TrainJob Pulumi applies names no spec.suspend (Kueue's), and the wait ends at Complete or Failed."""
+    job = TrainJob("queued", make_trainjob("team", "queued").runtime_ref("torch-distributed").obj(), controller="kubeflow",
+                   queue_name="team-q", wait_for="completed", wait_timeout_seconds=600)
+
+    def check(_):
+        trainjob = mocks.named("queued-trainjob").inputs
+        assert trainjob["metadata"]["annotations"]["pulumi.com/waitFor"] == WAIT_FOR_FINISHED_QUEUED
+        assert "suspend" not in trainjob["spec"]
+
+    return settled(job).apply(check)
+
+
+@pulumi.runtime.test
 def test_the_default_mode_keeps_no_prediction(mocks):
     job = TrainJob("mnist", make_trainjob("team", "mnist").runtime_ref("torch-distributed").obj())
 
@@ -68,6 +83,14 @@ def test_the_default_mode_keeps_no_prediction(mocks):
         assert mocks.types()["mnist-jobset"] == "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
 
     return settled(job).apply(check)
+
+
+@pytest.mark.parametrize("suspend", [True, False], ids=["suspend=True", "suspend=False"])
+def test_a_queued_trainjob_with_suspend_is_refused_in_controller_mode(mocks, suspend):
+    """Kueue owns spec.suspend of a queued TrainJob object: Pulumi's would be undone on admission."""
+    with pytest.raises(Exception, match="spec.suspend: Forbidden: a queued TrainJob in controller mode"):
+        TrainJob("queued", make_trainjob("team", "queued").runtime_ref("torch-distributed").obj(), controller="kubeflow",
+                 queue_name="team-q", suspend=suspend)
 
 
 def test_an_unknown_controller_is_refused_at_construction(mocks):
