@@ -69,7 +69,7 @@ def preempting(cluster: Cluster, queues):  # noqa: F811 - the fixture imported a
 
 
 def admission_stack(name: str, cluster: Cluster, env, engine_bin, tmp_path, **settings: Any) -> Inline:
-    """A queued TrainJob (settings: queue, priority, wait_for, timeout) that exports `admission`."""
+    """A queued TrainJob (settings: queue, priority, suspend, wait_for, timeout) that exports `admission`."""
     def build(provider: k8s.Provider, s: dict[str, Any]) -> TrainJob:
         options = pulumi.ResourceOptions(provider=provider)
         runtime = TrainingRuntime(f"{name}-rt", {**KWOK_RUNTIME, "metadata": {**KWOK_RUNTIME["metadata"], "name": f"{name}-rt"}},
@@ -77,7 +77,7 @@ def admission_stack(name: str, cluster: Cluster, env, engine_bin, tmp_path, **se
         labels = {"kueue.x-k8s.io/priority-class": s["priority"]} if s.get("priority") else {}
         job = TrainJob(name, {"metadata": {"name": name, "namespace": NAMESPACE, "labels": labels}}, runtime=runtime,
                        trainer={"image": IMAGE, "command": ["python", "train.py"], "resourcesPerNode": {"requests": {"cpu": "2"}}},
-                       queue_name=s.get("queue", LOCAL_QUEUE), wait_for=s.get("wait_for", "none"),
+                       queue_name=s.get("queue", LOCAL_QUEUE), suspend=s.get("suspend"), wait_for=s.get("wait_for", "none"),
                        wait_timeout_seconds=s.get("timeout", 240), opts=options)
         pulumi.export("admission", job.admission)
         return job
@@ -146,3 +146,16 @@ def test_admission_says_preempted_when_a_higher_priority_trainjob_takes_the_quot
     assert no_changes(low) == {} and no_changes(high) == {}
     destroy_queued(high, cluster, "ka-high")
     destroy_queued(low, cluster, "ka-low")
+
+
+def test_a_trainjob_created_suspended_is_inactive_and_its_workload_wait_reads_the_provider_s_cluster(
+        cluster: Cluster, cluster_env, engine_bin, tmp_path, queues):  # noqa: F811
+    stack = admission_stack("ka-inactive", cluster, cluster_env, engine_bin, tmp_path, suspend=True)
+    stack.up()  # the Workload patch's hook waits for Kueue's Workload, reading the cluster of the provider
+    log = (tmp_path / "ka-inactive" / "pulumi.log").read_text()
+    assert "cannot wait for Kueue's Workload" not in log, "the hook reached the cluster without $KUBECONFIG"
+    workload = workload_of(cluster, cluster.get(JOBSET, "ka-inactive"))
+    assert workload["spec"]["active"] is False
+    inactive = admission_after_up(stack)
+    assert inactive["state"] == "inactive" and inactive["clusterQueue"] == CLUSTER_QUEUE, inactive
+    destroy_queued(stack, cluster, "ka-inactive")

@@ -28,11 +28,10 @@ def recorded(name: str, **changes: Any) -> dict[str, Any]:
     return workload
 
 
-def deactivated() -> dict[str, Any]:
-    """An admitted Workload that suspend=True deactivated (Kueue: Evicted, reason Deactivated)."""
-    workload = recorded("admitted", spec={"active": False})
-    workload["status"]["conditions"].append({"type": "Evicted", "status": "True", "reason": "Deactivated",
-                                             "message": "The workload is deactivated"})
+def evicted(reason: str, message: str, active: bool = True) -> dict[str, Any]:
+    """An admitted Workload that Kueue evicted (suspend=True: reason Deactivated, spec.active false)."""
+    workload = recorded("admitted", spec={"active": active})
+    workload["status"]["conditions"].append({"type": "Evicted", "status": "True", "reason": reason, "message": message})
     return workload
 
 
@@ -53,8 +52,12 @@ CASES = [  # (case, workload, cluster queue of its LocalQueue, expected state, r
      "preempted", "InClusterQueue", "due to prioritization in the ClusterQueue", PREEMPTING_QUEUE, {}),
     ("a finished workload says how it finished", RECORDED["finished"], None,
      "finished", "Succeeded", "completed successfully", PREEMPTING_QUEUE, {"node": {"cpu": "it-kwok-pool"}}),
-    ("an evicted workload that is not preempted gives the Evicted reason", deactivated(), None,
-     "evicted", "Deactivated", "deactivated", PREEMPTING_QUEUE, {"node": {"cpu": "it-kwok-pool"}}),
+    ("an evicted workload that is not preempted gives the Evicted reason",
+     evicted("ClusterQueueStopped", "The ClusterQueue is stopped"), None,
+     "evicted", "ClusterQueueStopped", "is stopped", PREEMPTING_QUEUE, {"node": {"cpu": "it-kwok-pool"}}),
+    ("a deactivated workload is inactive, with Kueue's eviction reason",
+     evicted("Deactivated", "The workload is deactivated", active=False), None,
+     "inactive", "Deactivated", "is deactivated", PREEMPTING_QUEUE, {"node": {"cpu": "it-kwok-pool"}}),
     ("quota reserved with checks pending is quota-reserved", checks_pending(), None,
      "quota-reserved", "NoChecks", "not all checks ready", PREEMPTING_QUEUE, {"node": {"cpu": "it-kwok-pool"}}),
     ("a deactivated workload never admitted is inactive", recorded("pending", conditions=[], spec={"active": False}), "it-cq",

@@ -7,7 +7,7 @@ import pulumi
 import pytest
 
 from pulumi_kubeflow_trainer import TrainJob
-from pulumi_kubeflow_trainer.resources.kueue import workload_name
+from pulumi_kubeflow_trainer.resources.kueue import child_urn, workload_name
 
 from .conftest import settled
 
@@ -49,3 +49,14 @@ def test_without_queue_or_suspend_nothing_is_added(mocks):
         assert mocks.named("plain-jobset").inputs["spec"]["suspend"] is True, "without a queue suspend stays on the JobSet"
 
     return settled(queued, plain).apply(check)
+
+
+@pytest.mark.parametrize(("parent_urn", "expected"), [
+    ("urn:pulumi:dev::trainer::kubeflow:trainer:TrainJob::mnist",
+     "urn:pulumi:dev::trainer::kubeflow:trainer:TrainJob$kubernetes:kueue.x-k8s.io/v1beta2:WorkloadPatch::mnist-workload-active"),
+    ("urn:pulumi:dev::trainer::my:Platform$kubeflow:trainer:TrainJob::mnist",
+     "urn:pulumi:dev::trainer::my:Platform$kubeflow:trainer:TrainJob$kubernetes:kueue.x-k8s.io/v1beta2:WorkloadPatch::mnist-workload-active"),
+], ids=["a TrainJob at the top of the stack", "a TrainJob inside another component"])
+def test_the_wait_hook_finds_its_patch_by_the_urn_pulumi_gives_a_child(parent_urn: str, expected: str):
+    # The hook runs before the patch's own URN resolves: it is matched from its parent's (kueue._settings_of).
+    assert child_urn(parent_urn, WORKLOAD_PATCH, "mnist-workload-active") == expected

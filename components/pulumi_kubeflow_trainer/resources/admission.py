@@ -11,7 +11,7 @@ make the Workload). A TrainJob without a queue reads nothing: its state is "not-
 The state follows Kueue v0.17 (pkg/workload.Status, and the Evicted/Preempted conditions, which
 stay True until the Workload next reserves quota): "finished", "preempted" / "evicted" (evicted
 and not admitted since), "admitted", "quota-reserved" (admission checks pending, e.g. MultiKueue),
-"inactive" (spec.active false: suspend=True), "pending"; "no-workload" (Kueue made none in time),
+"inactive" (spec.active false: suspend=True; Kueue evicts it, reason Deactivated), "pending"; "no-workload" (Kueue made none in time),
 "unknown" (the cluster could not be asked: why is in `message`). Every key is always present
 (`shape`), None when it does not apply.
 """
@@ -62,6 +62,8 @@ def _state(spec: dict[str, Any], found: dict[str, Any], true: dict[str, Any]) ->
     """The state and the condition that says why."""
     if "Finished" in true:
         return "finished", true["Finished"]
+    if spec.get("active") is False:  # Kueue evicts it too (reason Deactivated), admitted or not
+        return "inactive", true.get("Evicted") or {"reason": "Inactive", "message": "the Workload's spec.active is false"}
     if "Evicted" in true:
         evicted = true["Evicted"]
         if evicted.get("reason") == "Preempted":
@@ -71,8 +73,6 @@ def _state(spec: dict[str, Any], found: dict[str, Any], true: dict[str, Any]) ->
         return "admitted", true["Admitted"]
     if "QuotaReserved" in true:
         return "quota-reserved", found.get("Admitted") or true["QuotaReserved"]
-    if spec.get("active") is False:
-        return "inactive", {"reason": "Inactive", "message": "the Workload's spec.active is false (suspend=True)"}
     waiting = found.get("QuotaReserved") or found.get("Admitted")
     return "pending", waiting or {"reason": "Pending", "message": "not yet considered by Kueue's scheduler"}
 

@@ -74,7 +74,7 @@ def workload_activation(
         name, api_version=WORKLOAD_API_VERSION, kind="Workload", metadata=metadata, spec={"active": active},
         opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[jobset], hooks=wait)),
     )
-    _registry(pulumi.runtime.get_root_resource()).append((patch, provider_settings(patch)))
+    _registry(pulumi.runtime.get_root_resource()).append((name, opts.parent, patch))
     return patch
 
 
@@ -88,7 +88,7 @@ async def wait_for_workload(args: pulumi.ResourceHookArgs) -> None:
     name, namespace = metadata.get("name"), metadata.get("namespace") or "default"
     if not name:
         return
-    settings = await _settings_of(args.urn)
+    settings = await _settings_of(args)
     await asyncio.get_running_loop().run_in_executor(None, _wait_for, settings, namespace, name)
 
 
@@ -105,23 +105,36 @@ def _wait_for(settings: KubeconfigSettings, namespace: str, name: str) -> None:
         pulumi.log.warn(f"cannot wait for Kueue's Workload {namespace}/{name} ({error}); applying spec.active at once")
 
 
-async def _settings_of(urn: str) -> KubeconfigSettings:
-    """The provider settings of the patch `urn` (registered by workload_activation); the ambient
-    kubeconfig for one not registered (under unit-test mocks)."""
-    for patch, settings in _registry(pulumi.runtime.get_root_resource()):
-        if await patch.urn.future() == urn:
-            return await settings.future() or KubeconfigSettings()
+async def _settings_of(args: pulumi.ResourceHookArgs) -> KubeconfigSettings:
+    """The provider settings of the patch the hook runs for (registered by workload_activation); the
+    ambient kubeconfig for one not registered (under unit-test mocks). Found by its name and its
+    parent's URN: its own URN resolves only once its registration ends, after this hook."""
+    for name, parent, patch in _registry(pulumi.runtime.get_root_resource()):
+        if name != args.name:
+            continue
+        parent_urn = await parent.urn.future() if parent is not None else None
+        if parent_urn is None or child_urn(parent_urn, args.type, name) == args.urn:
+            return await provider_settings(patch).future() or KubeconfigSettings()  # made here: Outputs cost the program
     return KubeconfigSettings()
 
 
-def _registry(root: pulumi.Resource | None) -> list[tuple[pulumi.Resource, pulumi.Output[KubeconfigSettings]]]:
-    """The program's Workload patches and their provider settings, kept on the root resource (None
-    only under unit-test mocks: then a list of no one's)."""
+def child_urn(parent_urn: str, typ: str, name: str) -> str:
+    """The URN of a resource `typ` named `name` whose parent has `parent_urn` (urn:pulumi:stack::project::type::name)."""
+    prefix, parent_type = parent_urn.split("::")[:2], parent_urn.split("::")[2]
+    return "::".join([*prefix, f"{parent_type}${typ}", name])
+
+
+_Registered = tuple[str, "pulumi.Resource | None", pulumi.Resource]
+
+
+def _registry(root: pulumi.Resource | None) -> list[_Registered]:
+    """The program's Workload patches (name, parent, patch), kept on the root resource (None only
+    under unit-test mocks: then a list of no one's)."""
     if root is None:
         return []
     if not hasattr(root, _PATCHES):
         setattr(root, _PATCHES, [])
-    found: list[tuple[pulumi.Resource, pulumi.Output[KubeconfigSettings]]] = getattr(root, _PATCHES)
+    found: list[_Registered] = getattr(root, _PATCHES)
     return found
 
 
