@@ -39,6 +39,7 @@ QUEUES: list[dict[str, Any]] = [
 TRAINJOBS = "trainjobs.trainer.kubeflow.org"
 WORKLOADS = "workloads.v1beta2.kueue.x-k8s.io"
 NAME = "it-ctl-queued"
+SECRET_SIG, SECRET_MARK = "4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270"  # Pulumi's secret value
 
 
 @pytest.fixture
@@ -80,6 +81,14 @@ def run_up(stack: auto.Stack, log: Any) -> str:
         return f"failed: {str(error)[-2000:]}"
 
 
+def prediction_cluster(stack: auto.Stack) -> dict[str, dict[str, Any]]:
+    """The drift check's `cluster` input and output (the TrainJob provider's kubeconfig settings) as
+    the state holds them."""
+    resources = stack.export_stack().deployment["resources"]
+    check = next(r for r in resources if r["urn"].endswith(f"::{NAME}-prediction"))
+    return {"inputs": check["inputs"]["cluster"], "outputs": check["outputs"]["cluster"]}
+
+
 def suspend_owners(trainjob: dict[str, Any]) -> set[str]:
     """The field managers that own the TrainJob's spec.suspend."""
     return {entry["manager"] for entry in trainjob["metadata"].get("managedFields") or []
@@ -117,6 +126,9 @@ def test_kueue_holds_a_queued_trainjob_until_admitted_then_it_completes_and_pulu
         assert trainjob["spec"]["suspend"] is False, "Kueue unsuspended it on admission"
         assert not any(owner.startswith("pulumi") for owner in suspend_owners(trainjob)), suspend_owners(trainjob)
         assert any(p["manager"] == "kueue.x-k8s.io/manager" for p in trainjob["spec"].get("runtimePatches") or [])
+
+        for where, value in prediction_cluster(stack).items():  # the export shows secrets decrypted, marked
+            assert value.get(SECRET_SIG) == SECRET_MARK, f"the provider's settings are a secret in the state ({where})"
 
         again = stack.preview(on_output=log.write, color="never", diff=True)
         changes = {op: n for op, n in (again.change_summary or {}).items() if op != "same"}
