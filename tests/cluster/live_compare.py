@@ -75,6 +75,26 @@ def snapshot_differences(ours: dict[str, Any], upstream: dict[str, Any]) -> list
     return rest + [f".data.runtime: {line}" for line in differences(mine, theirs)]
 
 
+def same_env_in_another_order(ours: Any, upstream: Any) -> bool:
+    """`plugin-order` live: upstream orders its plugins by Go map iteration, once per controller start,
+    so a framework's env may come before or after the user's; offline the oracle gives every order it
+    saw, live there is one. A container's env holding the same items in another order is put in
+    upstream's order (True when one was)."""
+    if isinstance(ours, dict) and isinstance(upstream, dict):
+        changed = False
+        env, their_env = ours.get("env"), upstream.get("env")
+        if isinstance(env, list) and isinstance(their_env, list) and env != their_env and all(
+                isinstance(item, dict) and "name" in item for item in (*env, *their_env)):
+            by_name = {item["name"]: item for item in env}
+            if len(by_name) == len(env) and sorted(by_name) == sorted(item["name"] for item in their_env):
+                ours["env"] = [by_name[item["name"]] for item in their_env]
+                changed = True
+        return any([same_env_in_another_order(ours[key], upstream[key]) for key in ours if key in upstream]) or changed
+    if isinstance(ours, list) and isinstance(upstream, list) and len(ours) == len(upstream):
+        return any([same_env_in_another_order(a, b) for a, b in zip(ours, upstream, strict=True)])
+    return False
+
+
 def compare_trainjob(cluster: Cluster, case: Case, rendered: list[dict[str, Any]], wait: float) -> tuple[dict[str, list[str]], list[str]]:
     """({"Kind/name": differences}, the deliberate rows used) for the objects render() gave for one
     TrainJob; an object the controller did not create (within `wait` s for the first) is one line."""
@@ -90,6 +110,8 @@ def compare_trainjob(cluster: Cluster, case: Case, rendered: list[dict[str, Any]
         wait = min(wait, 10.0)  # by then the controller has made the others too
     mine, theirs = [p[0] for p in pairs], [p[1] for p in pairs]
     used = apply_deliberate(Facts.of(case), mine, theirs)
+    if any([same_env_in_another_order(ours, upstream) for ours, upstream in zip(mine, theirs, strict=True)]):
+        used.append("plugin-order")
     for ours, upstream in zip(mine, theirs, strict=True):
         name = ours["metadata"]["name"]
         lines = (snapshot_differences(ours, upstream) if ours["kind"] == "ConfigMap" and name.endswith(SNAPSHOT_SUFFIX)

@@ -55,6 +55,17 @@ def test_secret_data_and_kueue_labels_are_not_compared():
     assert comparable(jobset)["metadata"]["labels"] == {"a": "b"}
 
 
+def test_fluxs_script_text_is_not_compared_but_its_keys_and_other_data_are():
+    configmap = {"kind": "ConfigMap", "metadata": {"name": "j-flux-entrypoint"},
+                 "data": {"init.sh": "ours", "entrypoint.sh": "ours", "broker.toml": "x"}}
+    assert comparable(configmap)["data"] == {"broker.toml": "x"}
+    live = {"kind": "ConfigMap", "metadata": {"name": "j-flux-entrypoint"},
+            "data": {"init.sh": "upstream's", "entrypoint.sh": "upstream's", "broker.toml": "y"}}
+    assert differences(comparable(configmap), live) == ["data.broker.toml: expected 'x', live 'y'"]
+    hostfile = {"kind": "ConfigMap", "metadata": {"name": "j-mpi-hostfile"}, "data": {"init.sh": "x"}}
+    assert comparable(hostfile)["data"] == {"init.sh": "x"}, "only Flux's ConfigMap"
+
+
 def test_only_the_kubeflow_controller_is_known():
     check_controller("kubeflow")
     check_controller(None)

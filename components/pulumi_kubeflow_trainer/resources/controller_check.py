@@ -11,8 +11,9 @@ what the API server and the controller add (defaults, owner references with the 
 status) is not drift, and empty values, zeros and false equal absent ones (Go's omitempty; docs/parity.md
 `api-defaults`, `go-encoding`, `owner-uid`). Scalars compare as text (a quantity `4` is "4" in
 Go; the engine hands every number over as a float). Lists of named items (containers, env,
-volumes, ports) are matched by name, and their order must agree. Not compared: Secret data (generated keys: `generated-keys`) and the TrainJob's kueue labels, which the render
-copies to the JobSet (`kueue-labels`) and the controller leaves on the TrainJob.
+volumes, ports) are matched by name, and their order must agree. Not compared: Secret data (generated keys: `generated-keys`), the TrainJob's kueue labels, which the render
+copies to the JobSet (`kueue-labels`) and the controller leaves on the TrainJob, and the text of Flux's
+init.sh and entrypoint.sh, which are our own scripts (`flux-scripts`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pulumi.dynamic import CreateResult, DiffResult, ReadResult, Resource, Resou
 from .kubeapi import KubeAPIError, KubeconfigSettings
 
 KUEUE_PREFIX = "kueue.x-k8s.io/"
+FLUX_SCRIPTS_SUFFIX, FLUX_SCRIPTS = "-flux-entrypoint", ("init.sh", "entrypoint.sh")
 CLUSTER = "cluster"  # the input holding the TrainJob provider's kubeconfig settings
 POLL_SECONDS = 0.5
 
@@ -87,13 +89,16 @@ def _show(value: Any) -> str:
 
 
 def comparable(manifest: dict[str, Any]) -> dict[str, Any]:
-    """The prediction as compared: no Secret data, no kueue labels on the JobSet, no status."""
+    """The prediction as compared: no Secret data, no kueue labels on the JobSet, no status, and not
+    the text of Flux's two scripts (ours, not upstream's: docs/parity.md `flux-scripts`)."""
     metadata = dict(manifest.get("metadata") or {})
     if manifest.get("kind") == "JobSet" and metadata.get("labels"):
         metadata["labels"] = {k: v for k, v in metadata["labels"].items() if not k.startswith(KUEUE_PREFIX)}
     trimmed = {key: value for key, value in manifest.items() if key not in ("status", "data", "stringData")}
     if manifest.get("kind") != "Secret" and "data" in manifest:
         trimmed["data"] = manifest["data"]
+        if str(metadata.get("name", "")).endswith(FLUX_SCRIPTS_SUFFIX) and isinstance(manifest["data"], dict):
+            trimmed["data"] = {k: v for k, v in manifest["data"].items() if k not in FLUX_SCRIPTS}
     return {**trimmed, "metadata": metadata}
 
 
