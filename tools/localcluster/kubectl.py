@@ -16,8 +16,7 @@ class Kubectl:
         self.argv = [str(bin_dir / "kubectl"), f"--kubeconfig={kubeconfig}"]
 
     def __call__(self, *args: str, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
-        result = subprocess.run([*self.argv, *args], input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
+        result = subprocess.run([*self.argv, *args], input=stdin, capture_output=True, text=True)
         if check and result.returncode != 0:
             raise ClusterError(f"kubectl {' '.join(args)} failed: {result.stderr.strip() or result.stdout.strip()}")
         return result

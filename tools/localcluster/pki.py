@@ -30,7 +30,7 @@ ADMIN = "kubeflow-trainer-admin"
 
 
 def openssl(*args: str, cwd: Path) -> None:
-    result = subprocess.run(["openssl", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    result = subprocess.run(["openssl", *args], cwd=cwd, capture_output=True, text=True)
     if result.returncode != 0:
         raise ClusterError(f"openssl {' '.join(args)} failed: {result.stderr.strip()}")
 
