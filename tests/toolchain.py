@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -65,6 +66,25 @@ def isolated_engine_env(bin_dir: Path, tmp_path: Path, passphrase: str) -> dict[
     )
     env.pop("KUBECONFIG", None)
     return env
+
+
+def inline_stack(stack: str, project: str, program: Callable[[], None], env: dict[str, str], bin_dir: Path):  # -> auto.Stack
+    """A stack of an inline program on the engine of `bin_dir`, with the state, PULUMI_HOME and the
+    workspace's directory all under the root of `env` (the SDK's own default, a new /tmp/automation-*
+    directory per stack, is never removed)."""
+    import pulumi.automation as auto
+
+    work_dir = Path(env["PULUMI_HOME"]).parent / f"workspace-{project}-{stack}"
+    work_dir.mkdir(parents=True, exist_ok=True)
+    options = auto.LocalWorkspaceOptions(
+        work_dir=str(work_dir),
+        env_vars=env,
+        pulumi_home=env["PULUMI_HOME"],
+        secrets_provider="passphrase",
+        pulumi_command=auto.PulumiCommand(root=str(bin_dir.parent)),
+        project_settings=auto.ProjectSettings(name=project, runtime="python", backend=auto.ProjectBackend(url=env["PULUMI_BACKEND_URL"])),
+    )
+    return auto.create_stack(stack, project_name=project, program=program, opts=options)
 
 
 def example_stack(name: str, env: dict[str, str], bin_dir: Path, root: Path):  # -> auto.Stack

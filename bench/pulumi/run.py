@@ -138,18 +138,10 @@ BEFORE = Variant("before", trainjob_program)
 
 
 def new_stack(root: Path, bin_dir: Path, program: Callable[[], None]):  # -> auto.Stack
-    import pulumi.automation as auto
-    from tests.toolchain import isolated_engine_env
+    from tests.toolchain import inline_stack, isolated_engine_env
 
     env = isolated_engine_env(bin_dir, root, PASSPHRASE)
-    options = auto.LocalWorkspaceOptions(
-        env_vars=env,
-        pulumi_home=env["PULUMI_HOME"],
-        secrets_provider="passphrase",
-        pulumi_command=auto.PulumiCommand(root=str(bin_dir.parent)),
-        project_settings=auto.ProjectSettings(name="bench", runtime="python", backend=auto.ProjectBackend(url=env["PULUMI_BACKEND_URL"])),
-    )
-    return auto.create_stack("bench", project_name="bench", program=program, opts=options)
+    return inline_stack("bench", "bench", program, env, bin_dir)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ import pulumi_kubernetes as k8s
 import pytest
 
 from pulumi_kubeflow_trainer import TrainerArgs, TrainingRuntime, TrainJob
+from tests.toolchain import inline_stack
 
 from .conftest import Cluster
 from .test_controller_mode import RUNTIME, controller_cluster, outputs, stack_env, true_condition  # noqa: F401
@@ -66,12 +67,7 @@ def queued_stack(cluster: Cluster, env: dict[str, str], engine_bin: Path) -> aut
         pulumi.export("drift", job.drift)
         pulumi.export("conditions", job.conditions)
 
-    options = auto.LocalWorkspaceOptions(
-        env_vars=env, pulumi_home=env["PULUMI_HOME"], secrets_provider="passphrase",
-        pulumi_command=auto.PulumiCommand(root=str(engine_bin.parent)),
-        project_settings=auto.ProjectSettings(name="controller-kueue", runtime="python",
-                                              backend=auto.ProjectBackend(url=env["PULUMI_BACKEND_URL"])))
-    return auto.create_stack("queued", project_name="controller-kueue", program=program, opts=options)
+    return inline_stack("queued", "controller-kueue", program, env, engine_bin)
 
 
 def run_up(stack: auto.Stack, log: Any) -> str:

@@ -24,7 +24,7 @@ import yaml
 from pulumi_kubeflow_trainer import ClusterTrainingRuntime, TrainerArgs, TrainingRuntime, TrainJob, render
 from pulumi_kubeflow_trainer.blueprints import bundled_runtimes
 from tests.parity.generator import Case
-from tests.toolchain import CACHE, TOOLS, isolated_engine_env
+from tests.toolchain import CACHE, TOOLS, inline_stack, isolated_engine_env
 
 from .conftest import PASSPHRASE, Cluster, _missing
 from .live_compare import DRY_RUN_NAMESPACE, compare_trainjob
@@ -91,13 +91,7 @@ def make_stack(name: str, env: dict[str, str], engine_bin: Path, cluster: Cluste
         pulumi.export("drift", job.drift)
         pulumi.export("expected", job.expected_children)
 
-    options = auto.LocalWorkspaceOptions(
-        env_vars=env, pulumi_home=env["PULUMI_HOME"], secrets_provider="passphrase",
-        pulumi_command=auto.PulumiCommand(root=str(engine_bin.parent)),
-        project_settings=auto.ProjectSettings(name="controller-it", runtime="python",
-                                              backend=auto.ProjectBackend(url=env["PULUMI_BACKEND_URL"])),
-    )
-    return auto.create_stack(name, project_name="controller-it", program=program, opts=options)
+    return inline_stack(name, "controller-it", program, env, engine_bin)
 
 
 def outputs(stack: auto.Stack) -> dict[str, Any]:
@@ -173,13 +167,7 @@ def test_the_controller_creates_what_render_predicts_for_every_bundled_runtime(
                        trainer=TrainerArgs(image=IMAGE), opts=opts)
         pulumi.export("port-upsert", {"drift": job.drift, "expected": job.expected_children})
 
-    options = auto.LocalWorkspaceOptions(
-        env_vars=stack_env, pulumi_home=stack_env["PULUMI_HOME"], secrets_provider="passphrase",
-        pulumi_command=auto.PulumiCommand(root=str(engine_bin.parent)),
-        project_settings=auto.ProjectSettings(name="controller-diff", runtime="python",
-                                              backend=auto.ProjectBackend(url=stack_env["PULUMI_BACKEND_URL"])),
-    )
-    stack = auto.create_stack("diff", project_name="controller-diff", program=program, opts=options)
+    stack = inline_stack("diff", "controller-diff", program, stack_env, engine_bin)
     try:
         stack.up(on_output=log.write, color="never")
         out = outputs(stack)
@@ -243,13 +231,7 @@ def test_a_failed_trainjob_fails_the_up_that_waited_with_the_trainjobs_reason(
                        wait_for="completed", wait_timeout_seconds=300, trainer=trainer, opts=opts)
         pulumi.export("conditions", job.conditions)
 
-    options = auto.LocalWorkspaceOptions(
-        env_vars=stack_env, pulumi_home=stack_env["PULUMI_HOME"], secrets_provider="passphrase",
-        pulumi_command=auto.PulumiCommand(root=str(engine_bin.parent)),
-        project_settings=auto.ProjectSettings(name="controller-fail", runtime="python",
-                                              backend=auto.ProjectBackend(url=stack_env["PULUMI_BACKEND_URL"])),
-    )
-    stack = auto.create_stack("it-ctl-fail", project_name="controller-fail", program=program, opts=options)
+    stack = inline_stack("it-ctl-fail", "controller-fail", program, stack_env, engine_bin)
     try:
         with pytest.raises(auto.CommandError, match=r"TrainJob it-ctl-fail failed: \w+"):
             stack.up(on_output=log.write, color="never")

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import pulumi
-import pulumi.automation as auto
 import pulumi_kubernetes as k8s
 import pytest
 import yaml
@@ -33,6 +32,7 @@ from tests.parity.compare import run_cases
 from tests.parity.generator import Case, dump, generate_case
 from tests.parity.oracle import Oracle, find_oracle
 from tests.parity.test_differential import crd_dirs
+from tests.toolchain import inline_stack
 
 from .conftest import Cluster, _missing
 from .live_compare import DRY_RUN_NAMESPACE, compare_trainjob, through_the_api_server
@@ -184,13 +184,7 @@ def test_the_controller_creates_what_render_predicts_for_a_seeded_sample(
     print(f"\nlive sample, seed {SEED!r}: {json.dumps(figures)}")
     assert len(cases) == SAMPLE, f"only {len(cases)} of {SAMPLE} cases to deploy: {figures}"
     cluster.kubectl("create", "namespace", DRY_RUN_NAMESPACE, check=False)
-    options = auto.LocalWorkspaceOptions(
-        env_vars=stack_env, pulumi_home=stack_env["PULUMI_HOME"], secrets_provider="passphrase",
-        pulumi_command=auto.PulumiCommand(root=str(engine_bin.parent)),
-        project_settings=auto.ProjectSettings(name="controller-sample", runtime="python",
-                                              backend=auto.ProjectBackend(url=stack_env["PULUMI_BACKEND_URL"])))
-    stack = auto.create_stack("sample", project_name="controller-sample",
-                              program=sample_program(cases, cluster.kubeconfig), opts=options)
+    stack = inline_stack("sample", "controller-sample", sample_program(cases, cluster.kubeconfig), stack_env, engine_bin)
     started = time.monotonic()
     try:
         stack.up(on_output=log.write, color="never")

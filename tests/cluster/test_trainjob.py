@@ -20,6 +20,7 @@ import pulumi_kubernetes as k8s
 import pytest
 
 from pulumi_kubeflow_trainer import ClusterTrainingRuntime, TrainingRuntime, TrainJob
+from tests.toolchain import inline_stack
 
 from .conftest import Cluster
 
@@ -69,16 +70,7 @@ class Inline:
             pulumi.export("jobs_status", job.jobs_status)
             pulumi.export("jobset_name", job.jobset_name)
 
-        options = auto.LocalWorkspaceOptions(
-            env_vars=env,
-            pulumi_home=env["PULUMI_HOME"],
-            secrets_provider="passphrase",
-            pulumi_command=auto.PulumiCommand(root=str(engine_bin.parent)),
-            project_settings=auto.ProjectSettings(
-                name="cluster-it", runtime="python", backend=auto.ProjectBackend(url=env["PULUMI_BACKEND_URL"])
-            ),
-        )
-        self.stack = auto.create_stack(name, project_name="cluster-it", program=program, opts=options)
+        self.stack = inline_stack(name, "cluster-it", program, env, engine_bin)
 
     def out(self, line: str) -> None:
         self.log.write(line + "\n")

@@ -23,6 +23,7 @@ from pulumi_kubeflow_trainer import TrainJob
 from pulumi_kubeflow_trainer.resources.record import TrainJobRecordProvider
 from pulumi_kubeflow_trainer.resources.sshkey import MPISSHKeyProvider
 from tests.builders import container, make_runtime, make_trainjob
+from tests.toolchain import inline_stack
 
 pytestmark = pytest.mark.engine
 FLUX_RUNTIME = make_runtime("flux-rt").flux().trainer(container(command=["python", "train.py"])).obj()
@@ -44,12 +45,7 @@ class InlineStack:
             provider = k8s.Provider("render", render_yaml_to_directory=str(self.render_dir))
             build(pulumi.ResourceOptions(provider=provider), self.settings)
 
-        options = auto.LocalWorkspaceOptions(
-            env_vars=env, pulumi_home=env["PULUMI_HOME"], secrets_provider="passphrase",
-            pulumi_command=auto.PulumiCommand(root=str(engine_bin.parent)),
-            project_settings=auto.ProjectSettings(name="engine-it", runtime="python", backend=auto.ProjectBackend(url=env["PULUMI_BACKEND_URL"])),
-        )
-        self.stack = auto.create_stack(name, project_name="engine-it", program=program, opts=options)
+        self.stack = inline_stack(name, "engine-it", program, env, engine_bin)
 
     def out(self, line: str) -> None:
         self.log.write(line + "\n")
