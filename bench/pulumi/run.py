@@ -15,14 +15,14 @@ new), `up`, then a `preview` with no change; the ratio is TrainJob time / direct
 A third program, the floor, puts each direct JobSet under an empty component of the TrainJob's type:
 what one component per JobSet costs by itself.
 
-Target: <= 1.3x for all three operations at N = 100. Results (2-core machine shared with other work,
-best of 3; wall-time ratio to the direct program, floor in the last column), before/after tables and
-where the time goes: bench/pulumi/README.md.
+Target: <= 1.3x for all three operations at N = 100. Results (an idle 2-core machine, session 7,
+best of 3; wall-time ratio to the direct program, floor in the last column; four more runs at
+N = 100, the decomposition of the difference, and where the time goes: bench/pulumi/README.md):
 
     | N   | preview | up    | no-change preview | floor (preview / up / no-change) |
-    | 1   | 0.96x   | 0.95x | 0.97x             | 0.93x / 1.01x / 1.00x            |
-    | 20  | 1.06x   | 1.03x | 0.95x             | 1.18x / 1.11x / 1.10x            |
-    | 100 | 1.49x   | 1.53x | 1.45x             | 1.34x / 1.28x / 1.36x            |
+    | 1   | 1.03x   | 1.03x | 1.03x             | 1.01x / 1.01x / 1.01x            |
+    | 20  | 1.10x   | 1.13x | 1.19x             | 1.12x / 1.06x / 1.11x            |
+    | 100 | 1.44x   | 1.39x | 1.32x             | 1.36x / 1.24x / 1.29x            |
     (before: 3.03x / 3.06x / 2.57x at N = 100)
 """
 
