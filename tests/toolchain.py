@@ -50,10 +50,16 @@ def offline_env_module() -> ModuleType:
 
 
 def isolated_engine_env(bin_dir: Path, tmp_path: Path, passphrase: str) -> dict[str, str]:
-    """Offline Pulumi settings with a backend and PULUMI_HOME private to one test, and no $KUBECONFIG:
-    render mode refuses one, and a cluster test must never reach the user's ~/.kube/config."""
+    """Offline Pulumi settings with a backend, PULUMI_HOME and TMPDIR private to one test, and no
+    $KUBECONFIG: render mode refuses one, and a cluster test must never reach the user's ~/.kube/config.
+
+    TMPDIR: the kubernetes provider writes a copy of its kubeconfig (the cluster's credentials) to
+    `$TMPDIR/kubeconfig<digits>` every time it is configured with one, for Helm, and never deletes it;
+    here the copies go with the test's directory."""
     state = tmp_path / "state"
     state.mkdir()
+    engine_tmp = tmp_path / "tmp"
+    engine_tmp.mkdir()
     venv_python = REPO / ".venv" / "bin" / "python"
     env = offline_env_module().load(
         bin_dir,
@@ -65,6 +71,7 @@ def isolated_engine_env(bin_dir: Path, tmp_path: Path, passphrase: str) -> dict[
         python=str(venv_python) if venv_python.exists() else None,
     )
     env.pop("KUBECONFIG", None)
+    env["TMPDIR"] = str(engine_tmp)
     return env
 
 

@@ -10,6 +10,7 @@ environment variable KWOK_FAIL (tools/cluster's kwok stages)."""
 from __future__ import annotations
 
 import copy
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -138,8 +139,12 @@ def test_wait_for_completed_reports_complete(cluster: Cluster, cluster_env, engi
     stack = Inline(name, lambda provider, s: trainjob(name, provider, s, KWOK_RUNTIME), cluster_env, engine_bin,
                    cluster, tmp_path, wait_for="completed")
 
+    kubeconfig_copies_before = set(Path(tempfile.gettempdir()).glob("kubeconfig*"))
     stack.up()  # returns only once the JobSet has a terminal state
 
+    # The provider copies its kubeconfig to $TMPDIR and never deletes it: the test's own (isolated_engine_env).
+    assert list((tmp_path / "tmp").glob("kubeconfig*")), "the provider's kubeconfig copy is in the test's TMPDIR"
+    assert set(Path(tempfile.gettempdir()).glob("kubeconfig*")) == kubeconfig_copies_before, "and none in the machine's"
     outputs = stack.outputs()
     complete = condition(outputs["conditions"], "Complete")
     live = cluster.jobset_condition(name, "Completed")

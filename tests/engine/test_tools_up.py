@@ -75,5 +75,7 @@ def test_tools_up_on_the_local_cluster_writes_no_tracked_file(engine_env, engine
         done = tools_up(checkout, env, "dev", "--local-cluster")
         assert "deployed to the local cluster" in done.stderr
         assert git(checkout, "status", "--porcelain") == "", "config set and the new stack write no tracked file"
+        # The kubernetes provider copies the kubeconfig it is given to $TMPDIR and never deletes it.
+        assert not list(Path(env["TMPDIR"]).rglob("kubeconfig*")), "tools/up removes the provider's copy of the credentials"
     finally:
         subprocess.run([str(checkout / "tools" / "cluster"), "down", "--dir", str(cluster_dir)], env=env, capture_output=True, timeout=120)
