@@ -18,7 +18,7 @@ from pulumi.output import Unknown
 from ..framework.update_rules import runtime_patch_update_errors
 
 RECORD = "record"
-RECORDED = ("runtimePatches", "suspend")
+RECORDED = ("runtimeRef", "runtimePatches", "suspend")  # runtimeRef: which runtime, for policy packs (docs/policy.md)
 
 
 def record_of(identity: pulumi.Input[str], spec: dict[str, Any]) -> dict[str, Any]:
