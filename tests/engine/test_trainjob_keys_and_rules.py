@@ -7,15 +7,11 @@ from __future__ import annotations
 import base64
 import inspect
 import re
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pulumi
 import pulumi.automation as auto
-import pulumi_kubernetes as k8s
 import pytest
-import yaml
 from pulumi.dynamic import CreateResult, Resource, ResourceProvider
 from pulumi.dynamic.dynamic import serialize_provider
 
@@ -23,48 +19,11 @@ from pulumi_kubeflow_trainer import TrainJob
 from pulumi_kubeflow_trainer.resources.record import TrainJobRecordProvider
 from pulumi_kubeflow_trainer.resources.sshkey import MPISSHKeyProvider
 from tests.builders import container, make_runtime, make_trainjob
-from tests.toolchain import inline_stack
+from tests.engine.inline import InlineStack, changes
 
 pytestmark = pytest.mark.engine
 FLUX_RUNTIME = make_runtime("flux-rt").flux().trainer(container(command=["python", "train.py"])).obj()
 PATCH = {"manager": "kueue.x-k8s.io/manager", "trainingRuntimeSpec": {"template": {"metadata": {"labels": {"team": "a"}}}}}
-
-
-class InlineStack:
-    """An inline program on a private file backend; `settings` are read by the program on every run."""
-
-    def __init__(self, name: str, build: Callable[[pulumi.ResourceOptions, dict[str, Any]], TrainJob], env: dict[str, str],
-                 engine_bin: Path, root: Path) -> None:
-        self.settings: dict[str, Any] = {}
-        self.render_dir = root / "out"
-        self.state_dir = Path(env["PULUMI_BACKEND_URL"].removeprefix("file://"))
-        root.mkdir(parents=True, exist_ok=True)
-        self.log = (root / "pulumi.log").open("w")
-
-        def program() -> None:
-            provider = k8s.Provider("render", render_yaml_to_directory=str(self.render_dir))
-            build(pulumi.ResourceOptions(provider=provider), self.settings)
-
-        self.stack = inline_stack(name, "engine-it", program, env, engine_bin)
-
-    def out(self, line: str) -> None:
-        self.log.write(line + "\n")
-
-    def up(self) -> auto.UpResult:
-        return self.stack.up(on_output=self.out, color="never")
-
-    def preview(self) -> auto.PreviewResult:
-        return self.stack.preview(on_output=self.out, color="never")
-
-    def rendered(self, kind: str, name: str) -> dict[str, Any]:
-        for path in (self.render_dir / "1-manifest").glob("*.yaml"):
-            for document in yaml.safe_load_all(path.read_text()):
-                if document and document.get("kind") == kind and document["metadata"]["name"] == name:
-                    return document
-        raise AssertionError(f"no rendered {kind} {name}")
-
-    def state_text(self) -> str:
-        return "".join(path.read_text() for path in self.state_dir.rglob("*.json"))
 
 
 @pytest.fixture(autouse=True)
@@ -80,10 +39,6 @@ def flux_job(opts: pulumi.ResourceOptions, _settings: dict[str, Any]) -> TrainJo
 def curve_secret_key(stack: InlineStack) -> str:
     cert = base64.b64decode(stack.rendered("Secret", "fx-flux-curve")["data"]["curve.cert"]).decode()
     return re.search(r'secret-key = "([^"]+)"', cert).group(1)
-
-
-def changes(summary: dict[str, int]) -> dict[str, int]:
-    return {op: count for op, count in summary.items() if op != "same" and count}
 
 
 def test_a_flux_key_is_random_per_stack_kept_across_runs_and_secret_in_the_state(engine_env, engine_bin, tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -9,6 +10,7 @@ import pulumi
 import pytest
 
 KEY_TYPE = "pulumi-python:dynamic/kubeflow:GeneratedKey"
+STASH_TYPE = "pulumi:index:Stash"
 FAKE_PRIVATE_KEY = "-----BEGIN EC PRIVATE KEY-----\nfake\n-----END EC PRIVATE KEY-----\n"
 FAKE_PUBLIC_KEY = "ecdsa-sha2-nistp521 AAAAfake\n"
 FAKE_CURVE_SECRET, FAKE_CURVE_PUBLIC = "fake-curve-secret-z85", "fake-curve-public-z85"
@@ -25,6 +27,8 @@ class RecordingMocks(pulumi.runtime.Mocks):
         if args.typ == KEY_TYPE:  # a dynamic provider does not run under mocks
             fake = (FAKE_PRIVATE_KEY, FAKE_PUBLIC_KEY) if args.inputs["kind"] == "mpi-ssh" else (FAKE_CURVE_SECRET, FAKE_CURVE_PUBLIC)
             outputs |= {"private_key": fake[0], "public_key": fake[1]}
+        if args.typ == STASH_TYPE:  # the engine's built-in provider: the output is the input it was created with
+            outputs["output"] = args.inputs["input"]
         outputs |= self.live.get(args.name, {})
         return f"{args.name}-id", outputs
 
@@ -43,13 +47,20 @@ class RecordingMocks(pulumi.runtime.Mocks):
 @pytest.fixture
 def mocks() -> RecordingMocks:
     recording = RecordingMocks()
+    asyncio.set_event_loop(asyncio.new_event_loop())  # a test before may have closed the loop (asyncio.run)
     pulumi.runtime.set_mocks(recording, project="project", stack="stack", preview=False)
     return recording
 
 
 def settled(*components: pulumi.Resource) -> pulumi.Output[Any]:
-    """An Output that resolves once the components and all their children are registered."""
-    urns = [component.urn for component in components]
-    for component in components:
-        urns += [child.urn for child in getattr(component, "resources", {}).values()]
-    return pulumi.Output.all(*urns)
+    """An Output that resolves once the components and all their children are registered (a TrainJob
+    registers its children once its runtime revision is read: `_registered`)."""
+    registered = [getattr(component, "_registered", component.urn) for component in components]
+
+    def children_urns(_: Any) -> pulumi.Output[Any]:
+        urns = [component.urn for component in components]
+        for component in components:
+            urns += [child.urn for child in getattr(component, "resources", {}).values()]
+        return pulumi.Output.all(*urns)
+
+    return pulumi.Output.all(*registered).apply(children_urns)

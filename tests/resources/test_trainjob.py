@@ -73,8 +73,8 @@ def test_children_types_names_and_inputs(mocks, case: Case):
 @pulumi.runtime.test
 def test_children_are_parented_by_the_component(mocks):
     job = TrainJob("mnist", make_trainjob("team", "mnist").runtime_ref("torch-distributed").obj())
-    jobset = job.resources["mnist-jobset"]
-    return jobset.urn.apply(lambda urn: _assert_in(urn, "kubeflow:trainer:TrainJob$kubernetes:jobset.x-k8s.io/v1alpha2:JobSet::mnist-jobset"))
+    urn = settled(job).apply(lambda _: job.resources["mnist-jobset"].urn)
+    return urn.apply(lambda urn: _assert_in(urn, "kubeflow:trainer:TrainJob$kubernetes:jobset.x-k8s.io/v1alpha2:JobSet::mnist-jobset"))
 
 
 def _assert_in(text: str, part: str) -> None:
@@ -112,11 +112,9 @@ def test_an_output_valued_image_and_namespace_flow_into_the_jobset(mocks):
 @pulumi.runtime.test
 def test_the_ssh_private_key_is_secret_and_only_the_public_key_is_exported(mocks):
     job = TrainJob("ds", runtime_ref="deepspeed-distributed", trainer=TrainerArgs(num_nodes=2))
-    secret = job.resources["ds-mpi-ssh-auth"]
-
     async def check(values):
         assert values[-1] == FAKE_PUBLIC_KEY
-        assert await secret.data._is_secret, "the Secret's data must be a secret Output"
+        assert await job.resources["ds-mpi-ssh-auth"].data._is_secret, "the Secret's data must be a secret Output"
 
     return pulumi.Output.all(settled(job), job.ssh_public_key).apply(check)
 
@@ -299,12 +297,10 @@ def flux_runtime() -> dict:
 @pulumi.runtime.test
 def test_a_flux_trainjob_gets_its_curve_key_from_a_generated_key_resource(mocks):
     job = TrainJob("fx", make_trainjob("team", "fx").runtime_ref("flux-rt").num_nodes(2).obj(), runtime=flux_runtime())
-    secret = job.resources["fx-flux-curve"]
-
     async def check(_):
         key = mocks.named("fx-curve-key")
         assert key.typ == KEY_TYPE and key.inputs["kind"] == "flux-curve" and key.inputs["trainjob"] == "team/fx"
-        assert await secret.data._is_secret, "the Secret's data must be a secret Output"
+        assert await job.resources["fx-flux-curve"].data._is_secret, "the Secret's data must be a secret Output"
         data = mocks.named("fx-flux-curve").inputs["data"]
         assert data.get(SECRET_SIG) == SECRET_MARK, "registered as a secret value"
         cert = base64.b64decode(data["value"]["curve.cert"]).decode()

@@ -64,7 +64,7 @@ def prediction(manifests: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def for_trainjob(controller: str | None, reveal: Callable[[Any], Any], trainjob: TrainJobModel,
                  manifests: list[dict[str, Any]], runtime_inputs: tuple[object, object], queue_name: str | None,
-                 wait_timeout: int | None, hook_name: str) -> ControllerMode | None:
+                 wait_timeout: int | None, hook_name: str, run: str | int | None = None) -> ControllerMode | None:
     """The TrainJob component's hook: None in the default mode (the children are registered)."""
     check_controller(controller)
     if controller is None:
@@ -77,7 +77,7 @@ def for_trainjob(controller: str | None, reveal: Callable[[Any], Any], trainjob:
     runtime, runtimes = runtime_inputs
     given = [runtime, *(runtimes if isinstance(runtimes, (list, tuple)) else [])]
     return ControllerMode(controller, reveal(trainjob.to_manifest()), prediction([reveal(m) for m in manifests]),
-                          given, queue_name, wait_timeout, hook_name)
+                          given, queue_name, wait_timeout, hook_name, run)
 
 
 def component_props(mode: ControllerMode | None) -> dict[str, Any]:
@@ -90,11 +90,12 @@ def expected_of(mode: ControllerMode | None) -> list[dict[str, Any]]:
 
 
 class ControllerMode:
-    """What a TrainJob component in controller mode registers and exposes (made by `__new__`,
-    `register` called from `__init__`)."""
+    """What a TrainJob component in controller mode registers and exposes (made while the
+    component is constructed; `register` called once its runtime revision is known)."""
 
     def __init__(self, controller: str, trainjob_manifest: dict[str, Any], expected: list[dict[str, Any]],
-                 runtimes: Iterable[object], queue_name: str | None, wait_timeout: int | None, hook_name: str) -> None:
+                 runtimes: Iterable[object], queue_name: str | None, wait_timeout: int | None, hook_name: str,
+                 run: str | int | None = None) -> None:
         check_controller(controller)
         if trainjob_manifest.get("apiVersion") != c.API_VERSION_UPSTREAM:
             raise TrainerError(f"apiVersion: Invalid value: {trainjob_manifest.get('apiVersion')!r}: the Kubeflow "
@@ -104,6 +105,7 @@ class ControllerMode:
         self.runtime_components = [r for r in runtimes if isinstance(r, pulumi.Resource)]
         self.wait_timeout = wait_timeout
         self.hook_name = hook_name
+        self.run = run
         self.trainjob_object: pulumi.CustomResource | None = None
         self.check: ControllerPrediction | None = None
 
@@ -111,8 +113,11 @@ class ControllerMode:
         """The TrainJob object (after its runtimes) and the prediction check (after the TrainJob)."""
         metadata = self.trainjob_manifest["metadata"]
         hooks = _failure_hooks(self.hook_name, metadata["name"]) if self.wait_timeout is not None else None
-        options = pulumi.ResourceOptions(parent=component, depends_on=list(self.runtime_components), hooks=hooks)
-        self.trainjob_object = children.observed_resource(f"{name}-trainjob", self.trainjob_manifest, options)
+        # `run`: a new TrainJob object of the same name (deleted first), for which the controller starts anew.
+        options = pulumi.ResourceOptions(parent=component, depends_on=list(self.runtime_components), hooks=hooks,
+                                         replacement_trigger={"run": self.run})
+        self.trainjob_object = children.observed_resource(f"{name}-trainjob", self.trainjob_manifest, options,
+                                                          delete_before_replace=True)
         self.check = ControllerPrediction(
             f"{name}-prediction", f"{metadata.get('namespace') or ''}/{metadata['name']}", self.expected,
             metadata.get("namespace"), CREATE_WAIT_SECONDS, provider_settings(self.trainjob_object),
@@ -120,12 +125,12 @@ class ControllerMode:
         return {f"{name}-trainjob": self.trainjob_object, f"{name}-prediction": self.check}
 
     def status(self) -> pulumi.Output[dict[str, Any]]:
-        assert self.trainjob_object is not None, "registered by __init__"
+        assert self.trainjob_object is not None, "registered before the Outputs that read it"
         live: pulumi.Output[Any] = self.trainjob_object.status  # type: ignore[attr-defined]  # an output property the SDK sets
         return live.apply(lambda status: status if isinstance(status, dict) else {})
 
     def drift(self) -> pulumi.Output[list[str]]:
-        assert self.check is not None, "registered by __init__"
+        assert self.check is not None, "registered before the Outputs that read it"
         drift = self.check.drift.apply(lambda lines: list(lines or []))
         drift.apply(lambda lines: _warn_drift(lines, self.trainjob_object))
         return drift

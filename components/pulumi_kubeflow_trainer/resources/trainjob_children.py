@@ -1,0 +1,108 @@
+"""The children of a TrainJob in the default mode, from its rendered manifests (trainjob.py): the
+JobSet and its helpers, keys generated at deploy time, the Kueue label and the wait annotations."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+
+from ..api.trainjob import TrainJob as TrainJobModel
+from ..plugins.flux import curve_name
+from ..plugins.flux_scripts import format_curve_certificate
+from . import children, kueue
+from .completion import QueuedTimeout, wait_annotations
+from .keys import FLUX_CURVE, MPI_SSH, GeneratedKey
+from .placeholders import Placeholders
+
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+# Children that a re-run (`run`) or a move to another runtime revision replaces: what runs the training
+# and the gang that schedules it (a finished PodGroup would not schedule new Pods).
+_RERUN_KINDS = ("JobSet", "PodGroup")
+
+
+@dataclass(frozen=True)
+class ChildOptions:
+    """How the TrainJob component wants its children: from its arguments."""
+
+    name: str  # the component's name: children are `<name>-jobset`, ...
+    identity: pulumi.Input[str]  # namespace/name: a new identity means new keys
+    queue_name: str | None
+    wait_timeout: int | None  # wait_for="completed"
+    jobset_hooks: pulumi.ResourceHookBinding | None
+    user_suspend: bool | None
+    queued_timeout: QueuedTimeout | None
+    run: str | int | None
+
+
+@dataclass
+class Children:
+    resources: dict[str, pulumi.Resource] = field(default_factory=dict)
+    ssh_key: GeneratedKey | None = None
+    jobset: pulumi.CustomResource | None = None
+    queue: str | None = None
+
+
+def register_children(component: pulumi.Resource, trainjob: TrainJobModel, manifests: list[dict[str, Any]],
+                      placeholders: Placeholders, options: ChildOptions, revision: str) -> Children:
+    """Registers the children; `revision`, the runtime revision rendered, replaces what runs when it changes."""
+    made = Children()
+    for manifest in manifests:
+        manifest = _with_generated_key(component, trainjob, options, placeholders.reveal(manifest), made)
+        child_options = pulumi.ResourceOptions(parent=component, depends_on=list(made.resources.values()))
+        if manifest["kind"] in _RERUN_KINDS:
+            child_options.replacement_trigger = {"run": options.run, "revision": revision}
+            child_options.delete_before_replace = True  # the new one has the same name
+        if manifest["kind"] == "JobSet":
+            manifest = _label_and_annotate(manifest, options.queue_name, options.wait_timeout)
+            manifest = kueue.without_suspend(manifest) if kueue.queue_of(manifest) else manifest
+            child_options.hooks = options.jobset_hooks
+        child = children.child_name(options.name, trainjob.name, manifest)
+        made.resources[child] = resource = children.register(child, manifest, child_options)
+        if manifest["kind"] == "JobSet":
+            made.jobset, made.queue = resource, kueue.queue_of(manifest)
+            if options.queued_timeout is not None:
+                options.queued_timeout.jobset = resource
+            queued_options = pulumi.ResourceOptions(parent=component)
+            made.resources.update(kueue.queued_children(options.name, resource, manifest, options.user_suspend, queued_options))
+    return made
+
+
+def _with_generated_key(component: pulumi.Resource, trainjob: TrainJobModel, options: ChildOptions,
+                        manifest: dict[str, Any], made: Children) -> dict[str, Any]:
+    """The MPI SSH and Flux CURVE Secrets with keys from a GeneratedKey child instead of the render's."""
+    if manifest["kind"] != "Secret":
+        return manifest
+    name, key_options = options.name, pulumi.ResourceOptions(parent=component)
+    if manifest.get("type") == "kubernetes.io/ssh-auth":
+        made.ssh_key = key = GeneratedKey(f"{name}-ssh-key", MPI_SSH, options.identity, key_options)
+        made.resources[f"{name}-ssh-key"] = key
+        private: pulumi.Input[str | None] = key.private_key.apply(_b64)  # an Input: mypy cannot solve secret() for an Output
+        data = {"ssh-privatekey": pulumi.Output.secret(private), "ssh-publickey": key.public_key.apply(_b64)}
+        return {**manifest, "data": data}
+    if manifest["metadata"]["name"] == curve_name(trainjob):
+        key = GeneratedKey(f"{name}-curve-key", FLUX_CURVE, options.identity, key_options)
+        made.resources[f"{name}-curve-key"] = key
+        job = trainjob.name
+        cert = pulumi.Output.all(key.public_key, key.private_key).apply(lambda keys: _b64(format_curve_certificate(job, *keys)))
+        return {**manifest, "data": {"curve.cert": pulumi.Output.secret(cert)}}
+    return manifest
+
+
+def _b64(text: str | None) -> str | None:
+    # None only under unit-test mocks, which echo inputs back instead of generating a key.
+    return base64.b64encode(text.encode()).decode() if text is not None else None
+
+
+def _label_and_annotate(manifest: dict[str, Any], queue_name: str | None, wait_timeout: int | None) -> dict[str, Any]:
+    """The JobSet with the queue label and the wait annotations; the rendered manifest is left as it is."""
+    if not queue_name and wait_timeout is None:
+        return manifest
+    metadata = dict(manifest["metadata"])
+    if queue_name:
+        metadata["labels"] = {**(metadata.get("labels") or {}), QUEUE_LABEL: queue_name}
+    if wait_timeout is not None:
+        metadata["annotations"] = {**(metadata.get("annotations") or {}), **wait_annotations(wait_timeout)}
+    return {**manifest, "metadata": metadata}

@@ -1,0 +1,88 @@
+"""A training stack over months, through the real engine (render target): the platform team bumps the
+runtime's image, data scientists add TrainJobs, re-run one, move one to the new runtime, drop one.
+Nothing a user did not change is replaced, and nothing re-runs a finished training."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pulumi
+import pytest
+
+from pulumi_kubeflow_trainer import ClusterTrainingRuntime, TrainerArgs, TrainJob
+from pulumi_kubeflow_trainer.blueprints import bundled_runtime
+from tests.engine.inline import InlineStack
+
+pytestmark = pytest.mark.engine
+IMAGE_V1, IMAGE_V2 = "registry.local/pytorch:2.7", "registry.local/pytorch:2.8"
+
+
+def platform_runtime(image: str) -> dict[str, Any]:
+    """Upstream's torch-distributed runtime under the platform team's name, with its trainer image."""
+    manifest = copy.deepcopy(bundled_runtime("torch-distributed").to_manifest())
+    manifest["metadata"] = {"name": "torch-platform", "labels": manifest["metadata"].get("labels", {})}
+    for job in manifest["spec"]["template"]["spec"]["replicatedJobs"]:
+        for container in job["template"]["spec"]["template"]["spec"]["containers"]:
+            container["image"] = image
+    return manifest
+
+
+def training_stack(opts: pulumi.ResourceOptions, settings: dict[str, Any]) -> None:
+    runtime = ClusterTrainingRuntime("torch-platform", platform_runtime(settings.get("image", IMAGE_V1)), opts=opts)
+    for name in settings.get("trainjobs", ["existing"]):
+        TrainJob(name, runtime=runtime, namespace="team-a", trainer=TrainerArgs(num_nodes=2),
+                 run=settings.get("run", {}).get(name), runtime_pin=settings.get("pin", {}).get(name), opts=opts)
+
+
+def image_of(stack: InlineStack, trainjob: str) -> str:
+    jobset = stack.rendered("JobSet", trainjob)
+    return jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["image"]
+
+
+def not_same(steps: dict[str, str]) -> dict[str, str]:
+    return {name: op for name, op in steps.items() if op != "same"}
+
+
+def test_a_runtime_edit_reaches_new_trainjobs_only_and_re_runs_and_moves_replace_one_jobset(engine_env, engine_bin, tmp_path):
+    stack = InlineStack("lifecycle", training_stack, engine_env, engine_bin, tmp_path)
+    stack.up()
+    assert image_of(stack, "existing") == IMAGE_V1
+
+    # The platform team bumps the image; a data scientist adds a TrainJob in the same update.
+    stack.settings.update(image=IMAGE_V2, trainjobs=["existing", "added"])
+    steps, printed = stack.steps("preview")
+    assert not_same(steps) == {"added": "create", "added-runtime": "create", "added-jobset": "create"}, \
+        "the existing TrainJob's children are all `same`"
+    assert steps["existing-jobset"] == "same" and steps["existing-runtime"] == "same"
+    assert "ClusterTrainingRuntime torch-platform is at revision " in printed
+    assert "it applies to new TrainJobs; 1 existing TrainJob of this stack keeps revision " in printed
+    assert "(existing); change runtime_pin on a TrainJob to move it" in printed
+    assert printed.count("ClusterTrainingRuntime torch-platform is at revision") == 1, "said once per runtime"
+    stack.up()
+    assert (image_of(stack, "existing"), image_of(stack, "added")) == (IMAGE_V1, IMAGE_V2)
+    steps, printed = stack.steps("preview")
+    assert not_same(steps) == {}, "a second preview is empty"
+    assert "keeps revision" in printed, "existing still keeps its revision, and the preview still says so"
+
+    # Re-run `existing` on purpose: one replace, with the revision it keeps.
+    stack.settings["run"] = {"existing": 2}
+    steps, _ = stack.steps("preview")
+    assert not_same(steps) == {"existing-jobset": "replace"}
+    stack.up()
+    assert image_of(stack, "existing") == IMAGE_V1
+    assert not_same(stack.steps("preview")[0]) == {}
+
+    # Move `existing` to the runtime's current revision: it runs again, with the new image.
+    stack.settings["pin"] = {"existing": "2026-12"}
+    steps, _ = stack.steps("preview")
+    assert not_same(steps) == {"existing-runtime": "replace", "existing-jobset": "replace"}
+    stack.up()
+    assert image_of(stack, "existing") == IMAGE_V2
+    steps, printed = stack.steps("preview")
+    assert not_same(steps) == {} and "is at revision" not in printed, "no TrainJob keeps an older revision now"
+
+    # A finished TrainJob is dropped: only its own resources go.
+    stack.settings["trainjobs"] = ["existing"]
+    steps, _ = stack.steps("preview")
+    assert not_same(steps) == {"added": "delete", "added-runtime": "delete", "added-jobset": "delete"}
