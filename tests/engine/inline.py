@@ -20,10 +20,11 @@ def changes(summary: dict[str, int]) -> dict[str, int]:
 
 
 class InlineStack:
-    """An inline program on a private file backend; `settings` are read by the program on every run."""
+    """An inline program on a private file backend; `settings` are read by the program on every run. It
+    renders to a directory, or deploys to the cluster of `kubeconfig`."""
 
     def __init__(self, name: str, build: Callable[[pulumi.ResourceOptions, dict[str, Any]], object], env: dict[str, str],
-                 engine_bin: Path, root: Path) -> None:
+                 engine_bin: Path, root: Path, kubeconfig: Path | None = None) -> None:
         self.settings: dict[str, Any] = {}
         self.render_dir = root / "out"
         self.state_dir = Path(env["PULUMI_BACKEND_URL"].removeprefix("file://"))
@@ -31,13 +32,20 @@ class InlineStack:
         self.log = (root / "pulumi.log").open("w")
 
         def program() -> None:
-            provider = k8s.Provider("render", render_yaml_to_directory=str(self.render_dir))
+            if kubeconfig is None:  # render mode: the manifests land in `render_dir`
+                provider = k8s.Provider("render", render_yaml_to_directory=str(self.render_dir))
+            else:
+                provider = k8s.Provider("cluster", kubeconfig=str(kubeconfig))
             build(pulumi.ResourceOptions(provider=provider), self.settings)
 
         self.stack = inline_stack(name, "engine-it", program, env, engine_bin)
 
     def out(self, line: str) -> None:
         self.log.write(line + "\n")
+        self.log.flush()
+
+    def destroy(self) -> auto.DestroyResult:
+        return self.stack.destroy(on_output=self.out, color="never")
 
     def up(self) -> auto.UpResult:
         return self.stack.up(on_output=self.out, color="never")

@@ -58,7 +58,9 @@ def test_a_runtime_edit_reaches_new_trainjobs_only_and_re_runs_and_moves_replace
     assert "ClusterTrainingRuntime torch-platform is at revision " in printed
     assert "it applies to new TrainJobs; 1 existing TrainJob of this stack keeps revision " in printed
     assert "(existing); change runtime_pin on a TrainJob to move it" in printed
-    assert printed.count("ClusterTrainingRuntime torch-platform is at revision") == 1, "said once per runtime"
+    diagnostics = printed.split("Diagnostics:")[1]
+    assert diagnostics.count("ClusterTrainingRuntime torch-platform is at revision") == 1, "said once per runtime"
+    assert "kubeflow:trainer:ClusterTrainingRuntime (torch-platform):\n    ClusterTrainingRuntime torch-platform is" in diagnostics
     stack.up()
     assert (image_of(stack, "existing"), image_of(stack, "added")) == (IMAGE_V1, IMAGE_V2)
     steps, printed = stack.steps("preview")
@@ -86,3 +88,26 @@ def test_a_runtime_edit_reaches_new_trainjobs_only_and_re_runs_and_moves_replace
     stack.settings["trainjobs"] = ["existing"]
     steps, _ = stack.steps("preview")
     assert not_same(steps) == {"added": "delete", "added-runtime": "delete", "added-jobset": "delete"}
+
+
+def controller_stack(opts: pulumi.ResourceOptions, settings: dict[str, Any]) -> None:
+    runtime = ClusterTrainingRuntime("torch-platform", platform_runtime(settings.get("image", IMAGE_V1)),
+                                     controller="kubeflow", opts=opts)
+    for name in settings.get("trainjobs", ["existing"]):
+        TrainJob(name, runtime=runtime, namespace="team-a", controller="kubeflow", opts=opts)
+
+
+def test_in_controller_mode_a_runtime_edit_updates_the_runtime_object_and_says_the_controller_decides(
+        engine_env, engine_bin, tmp_path):
+    stack = InlineStack("controller", controller_stack, engine_env, engine_bin, tmp_path)
+    stack.up()
+    stack.settings.update(image=IMAGE_V2, trainjobs=["existing", "added"])
+    steps, printed = stack.steps("preview")
+    assert not_same(steps) == {
+        "torch-platform-clustertrainingruntime": "update",  # the runtime object the controller reads
+        "added": "create", "added-runtime": "create", "added-trainjob": "create", "added-prediction": "create",
+    }, "the existing TrainJob object is left as it is"
+    assert "the Trainer controller uses it for TrainJobs it creates and re-applies it to suspended ones" in printed
+    assert "1 existing TrainJob of this stack was created with revision " in printed and "(existing)" in printed
+    with pytest.raises(pulumi.RunError, match=r"runtime_pin: Forbidden: in controller mode the Trainer controller reads"):
+        TrainJob("pinned", runtime_ref="torch-distributed", controller="kubeflow", runtime_pin=1)

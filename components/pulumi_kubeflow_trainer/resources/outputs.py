@@ -78,7 +78,7 @@ class TrainJobOutputs:
     @functools.cached_property
     def expected_children(self) -> pulumi.Output[list[dict[str, Any]]]:
         """controller="kubeflow": the objects the controller is expected to create (else: none)."""
-        return pulumi.Output.from_input(controller_mode.expected_of(self._controller))
+        return self._registered.apply(lambda _: controller_mode.expected_of(self._controller))
 
     @functools.cached_property
     def drift(self) -> pulumi.Output[list[str]]:

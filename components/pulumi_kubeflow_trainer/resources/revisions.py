@@ -106,12 +106,13 @@ class RevisionReport:
         self.waiting[current.label] += 1
 
     def settle(self, current: RuntimeRevision, pinned: RuntimeRevision, trainjob: str, controller: bool,
-               resource: pulumi.Resource) -> None:
+               runtime: pulumi.Resource | None) -> None:
+        """`runtime`: the runtime's component, where the message goes (else the stack's)."""
         if pinned.revision != current.revision:
             self.kept[current.label][pinned.revision].append(trainjob)
         self.waiting[current.label] -= 1
         if self.waiting[current.label] == 0 and self.kept[current.label]:
-            pulumi.log.info(changed_message(current, self.kept.pop(current.label), controller), resource=resource)
+            pulumi.log.info(changed_message(current, self.kept.pop(current.label), controller), resource=runtime)
 
 
 def changed_message(current: RuntimeRevision, kept: Mapping[str, list[str]], controller: bool) -> str:
@@ -122,8 +123,8 @@ def changed_message(current: RuntimeRevision, kept: Mapping[str, list[str]], con
     existing = f"{count} existing TrainJob{'s' if count > 1 else ''} of this stack"
     if controller:
         return (f"{current.label} is at revision {current.revision}: the Trainer controller uses it for TrainJobs it "
-                f"creates and re-applies it to suspended ones it reconciles; {existing} were created with revision "
-                f"{revisions} and are not re-created")
+                f"creates and re-applies it to suspended ones it reconciles; {existing} {'were' if count > 1 else 'was'} "
+                f"created with revision {revisions} and {'are' if count > 1 else 'is'} not re-created")
     return (f"{current.label} is at revision {current.revision}: it applies to new TrainJobs; {existing} "
             f"{'keep' if count > 1 else 'keeps'} revision {revisions}; change runtime_pin on a TrainJob to move it "
             f"to revision {current.revision} (it runs again)")

@@ -26,7 +26,7 @@ from .outputs import TrainJobOutputs
 from .placeholders import Placeholders, explain_outputs
 from .record import RECORD, record_of, update_rules_hook
 from .revisions import RuntimeRevision
-from .runtime import TYPE_PREFIX
+from .runtime import TYPE_PREFIX, RuntimeComponent
 from .trainjob_children import QUEUE_LABEL, ChildOptions, Children, register_children
 from .trainjob_document import in_pending_namespace, trainjob_document
 
@@ -64,6 +64,7 @@ class TrainJob(TrainJobOutputs, pulumi.ComponentResource):
         resources: dict[str, pulumi.Resource]
         _runtime: Runtime
         _revision: RuntimeRevision
+        _runtime_component: RuntimeComponent | None
         _warnings: list[str]
 
     def __init__(
@@ -123,8 +124,7 @@ class TrainJob(TrainJobOutputs, pulumi.ComponentResource):
         # The update rules compare this input with the one in the state, in a hook the engine also runs at preview.
         record = record_of(self._identity(), self._placeholders.reveal(trainjob.spec.to_manifest()))
         rules = pulumi.ResourceOptions(hooks=pulumi.ResourceHookBinding(before_update=[update_rules_hook()]))
-        props = {RECORD: record, **controller_mode.component_props(self._controller)}
-        super().__init__(TYPE, name, props, pulumi.ResourceOptions.merge(opts, rules))
+        super().__init__(TYPE, name, {RECORD: record}, pulumi.ResourceOptions.merge(opts, rules))
         self._log_warnings(self._warnings)
         self._queued_timeout: QueuedTimeout | None = None
         jobset_hooks = self._failure_hooks(hook_prefix, queue_name, wait_timeout_seconds) if wait_for == "completed" else None
@@ -140,12 +140,14 @@ class TrainJob(TrainJobOutputs, pulumi.ComponentResource):
     async def _register(self, name: str, manifests: list[dict[str, Any]], pin: pulumi.Stash) -> str:
         """The children, once the engine said which runtime revision this TrainJob keeps; the revision."""
         pinned = RuntimeRevision.from_record(await pin.output.future()) or self._revision  # None: unit-test mocks
-        revisions.program_report().settle(self._revision, pinned, self.trainjob.name, self._controller is not None, self)
-        if self._controller is not None:
-            self.resources.update(self._controller.register(self, name))
-            return pinned.revision
+        revisions.program_report().settle(self._revision, pinned, self.trainjob.name, self._controller is not None,
+                                          self._runtime_component)
         if pinned.revision != self._revision.revision:
             manifests = self._render_pinned(pinned)
+        if self._controller is not None:  # the controller made the TrainJob's objects from the runtime of then, too
+            self._controller.expected = controller_mode.prediction([self._placeholders.reveal(m) for m in manifests])
+            self.resources.update(self._controller.register(self, name))
+            return pinned.revision
         self._children = register_children(self, self.trainjob, manifests, self._placeholders, self._child_options, pinned.revision)
         self.resources.update(self._children.resources)
         return pinned.revision
@@ -182,6 +184,7 @@ class TrainJob(TrainJobOutputs, pulumi.ComponentResource):
         """The TrainJob model, `self._runtime` and `self._revision` resolved; a function trainer's command
         follows the runtime."""
         given = runtime_model(runtime) if runtime is not None else None
+        self._runtime_component = runtime if isinstance(runtime, RuntimeComponent) else None  # says what keeps its revisions
         function_trainer = overrides["spec.trainer"] if isinstance(overrides["spec.trainer"], FunctionTrainer) else None
         if function_trainer is not None:  # its command depends on the runtime's launcher: added once resolved
             overrides = {**overrides, "spec.trainer": None}
