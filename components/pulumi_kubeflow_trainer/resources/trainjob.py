@@ -132,13 +132,16 @@ class TrainJob(TrainJobOutputs, pulumi.ComponentResource):
                                            jobset_hooks, self._user_suspend(), self._queued_timeout, run)
         self._children = Children()
         self.resources = self._children.resources
-        pin = revisions.pin(name, self._revision, self._identity(), runtime_pin, self)
         revisions.program_report().expect(self._revision)
-        self._registered = pulumi.Output.from_input(self._register(name, manifests, pin))
+        self._registered = pulumi.Output.from_input(self._register(name, manifests, runtime_pin))
         self.register_outputs({})
 
-    async def _register(self, name: str, manifests: list[dict[str, Any]], pin: pulumi.Stash) -> str:
-        """The children, once the engine said which runtime revision this TrainJob keeps; the revision."""
+    async def _register(self, name: str, manifests: list[dict[str, Any]], runtime_pin: str | int | None) -> str:
+        """The children, once the engine said which runtime revision this TrainJob keeps; the revision.
+
+        Runs after the program's own code: the SDK then finds no `__init__` of a resource on the stack and
+        stores no call stack with these resources (about 2 KB each in the state, written on every step)."""
+        pin = revisions.pin(name, self._revision, self._identity(), runtime_pin, self)
         pinned = RuntimeRevision.from_record(await pin.output.future()) or self._revision  # None: unit-test mocks
         revisions.program_report().settle(self._revision, pinned, self.trainjob.name, self._controller is not None,
                                           self._runtime_component)
