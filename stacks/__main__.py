@@ -9,14 +9,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pulumi
-import pulumi_kubernetes as k8s
-
 import dev_stack
 import llm_stack
 import mpi_stack
 import platform_stack
+import pulumi
+import pulumi_kubernetes as k8s
+
 from pulumi_kubeflow_trainer import ClusterTrainingRuntime, RuntimeCatalog, TrainJob
+from pulumi_kubeflow_trainer.blueprints import bundled_runtime
 
 EXAMPLES = {"dev": dev_stack, "mpi": mpi_stack, "llm": llm_stack, "platform": platform_stack}
 
@@ -43,7 +44,20 @@ options = pulumi.ResourceOptions(provider=provider)
 spec = EXAMPLES[example].build(namespace=config.get("namespace") or "default")
 deploy = config.get_bool("deployRuntimes")
 deploy = spec.get("deploy_runtimes", False) if deploy is None else deploy
-runtimes = {name: ClusterTrainingRuntime.bundled(name, deploy=deploy, opts=options) for name in spec["runtimes"]}
+
+
+def platform_runtime(name: str) -> ClusterTrainingRuntime:
+    """A bundled runtime as the platform team keeps it; stack config `runtimeImage` stands for an image
+    bump in code: every container of the runtime gets it (existing TrainJobs keep their revision)."""
+    manifest = bundled_runtime(name).to_manifest()
+    image = config.get("runtimeImage")
+    for job in manifest["spec"]["template"]["spec"]["replicatedJobs"] if image else []:
+        for container in job["template"]["spec"]["template"]["spec"].get("containers") or []:
+            container["image"] = image
+    return ClusterTrainingRuntime(name, manifest, deploy=deploy, opts=options)
+
+
+runtimes = {name: platform_runtime(name) for name in spec["runtimes"]}
 # The runtimes the TrainJobs below may name by spec.runtimeRef; a runtime only counts where it is passed.
 catalog = RuntimeCatalog(runtimes.values())
 if deploy:  # the platform stack: other stacks (and GitOps) read the runtimes from its outputs
@@ -60,6 +74,7 @@ def resized_trainer(manifest: dict) -> dict | None:
 
 for manifest in spec["trainjobs"]:
     name = manifest["metadata"]["name"]
-    job = TrainJob(name, manifest, runtimes=catalog, trainer=resized_trainer(manifest), suspend=config.get_bool("suspend"), opts=options)
+    job = TrainJob(name, manifest, runtimes=catalog, trainer=resized_trainer(manifest), suspend=config.get_bool("suspend"),
+                   run=config.get("run"), runtime_pin=config.get("runtimePin"), opts=options)
     pulumi.export(f"{name}_jobset", job.jobset_name)
     pulumi.export(f"{name}_conditions", job.conditions)

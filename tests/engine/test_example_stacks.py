@@ -122,3 +122,19 @@ def _resize_and_suspend(stack: ExampleStack, example: Example) -> None:
     jobset_ops = {op for op, urn in steps if urn.endswith(jobset_urn)}
     assert jobset_ops == {"update"}, f"suspend is an in-place update of the JobSet: {steps}"
     stack.stack.remove_config("suspend")
+    if example.resize == "replace":
+        _bump_rerun_and_move(stack, jobset_urn)
+
+
+def _bump_rerun_and_move(stack: ExampleStack, jobset_urn: str) -> None:
+    """The platform-team walk-through of docs/platform-teams.md: an image bump of the runtime leaves the
+    TrainJob alone, `run` re-runs it, `runtimePin` moves it to the new image."""
+    stack.stack.set_config("runtimeImage", auto.ConfigValue("registry.local/pytorch:next"))
+    summary, steps = stack.ops()
+    assert changes(summary) == {}, f"an image bump of the runtime changes no TrainJob: {steps}"
+    for key, value in (("run", "2"), ("runtimePin", "2026-12")):
+        stack.stack.set_config(key, auto.ConfigValue(value))
+        _, steps = stack.ops()
+        assert {op for op, urn in steps if urn.endswith(jobset_urn)} >= {"replace"}, f"{key} replaces the JobSet: {steps}"
+        stack.stack.remove_config(key)
+    stack.stack.remove_config("runtimeImage")
