@@ -19,8 +19,9 @@ IMAGE_V1, IMAGE_V2 = "registry.local/pytorch:2.7", "registry.local/pytorch:2.8"
 
 
 def platform_runtime(image: str) -> dict[str, Any]:
-    """Upstream's torch-distributed runtime under the platform team's name, with its trainer image."""
-    manifest = copy.deepcopy(bundled_runtime("torch-distributed").to_manifest())
+    """Upstream's torch-distributed runtime with gang scheduling, under the platform team's name, with
+    its trainer image."""
+    manifest = copy.deepcopy(bundled_runtime("torch-distributed-coscheduling").to_manifest())
     manifest["metadata"] = {"name": "torch-platform", "labels": manifest["metadata"].get("labels", {})}
     for job in manifest["spec"]["template"]["spec"]["replicatedJobs"]:
         for container in job["template"]["spec"]["template"]["spec"]["containers"]:
@@ -52,9 +53,9 @@ def test_a_runtime_edit_reaches_new_trainjobs_only_and_re_runs_and_moves_replace
     # The platform team bumps the image; a data scientist adds a TrainJob in the same update.
     stack.settings.update(image=IMAGE_V2, trainjobs=["existing", "added"])
     steps, printed = stack.steps("preview")
-    assert not_same(steps) == {"added": "create", "added-runtime": "create", "added-jobset": "create"}, \
-        "the existing TrainJob's children are all `same`"
-    assert steps["existing-jobset"] == "same" and steps["existing-runtime"] == "same"
+    assert not_same(steps) == {"added": "create", "added-runtime": "create", "added-podgroup": "create",
+                               "added-jobset": "create"}, "the existing TrainJob's children are all `same`"
+    assert steps["existing-jobset"] == steps["existing-podgroup"] == steps["existing-runtime"] == "same"
     assert "ClusterTrainingRuntime torch-platform is at revision " in printed
     assert "it applies to new TrainJobs; 1 existing TrainJob of this stack keeps revision " in printed
     assert "(existing); change runtime_pin on a TrainJob to move it" in printed
@@ -67,10 +68,10 @@ def test_a_runtime_edit_reaches_new_trainjobs_only_and_re_runs_and_moves_replace
     assert not_same(steps) == {}, "a second preview is empty"
     assert "keeps revision" in printed, "existing still keeps its revision, and the preview still says so"
 
-    # Re-run `existing` on purpose: one replace, with the revision it keeps.
+    # Re-run `existing` on purpose: one replace of its JobSet and of its gang's PodGroup, on the revision it keeps.
     stack.settings["run"] = {"existing": 2}
     steps, _ = stack.steps("preview")
-    assert not_same(steps) == {"existing-jobset": "replace"}
+    assert not_same(steps) == {"existing-jobset": "replace", "existing-podgroup": "replace"}
     stack.up()
     assert image_of(stack, "existing") == IMAGE_V1
     assert not_same(stack.steps("preview")[0]) == {}
@@ -78,7 +79,7 @@ def test_a_runtime_edit_reaches_new_trainjobs_only_and_re_runs_and_moves_replace
     # Move `existing` to the runtime's current revision: it runs again, with the new image.
     stack.settings["pin"] = {"existing": "2026-12"}
     steps, _ = stack.steps("preview")
-    assert not_same(steps) == {"existing-runtime": "replace", "existing-jobset": "replace"}
+    assert not_same(steps) == {"existing-runtime": "replace", "existing-jobset": "replace", "existing-podgroup": "replace"}
     stack.up()
     assert image_of(stack, "existing") == IMAGE_V2
     steps, printed = stack.steps("preview")
@@ -87,7 +88,7 @@ def test_a_runtime_edit_reaches_new_trainjobs_only_and_re_runs_and_moves_replace
     # A finished TrainJob is dropped: only its own resources go.
     stack.settings["trainjobs"] = ["existing"]
     steps, _ = stack.steps("preview")
-    assert not_same(steps) == {"added": "delete", "added-runtime": "delete", "added-jobset": "delete"}
+    assert not_same(steps) == {"added": "delete", "added-runtime": "delete", "added-podgroup": "delete", "added-jobset": "delete"}
 
 
 def controller_stack(opts: pulumi.ResourceOptions, settings: dict[str, Any]) -> None:
