@@ -1,4 +1,4 @@
-"""The Python examples of README and docs/data-scientists.md type-check with `mypy --strict` as a user's
+"""The Python examples of README and the docs type-check with `mypy --strict` as a user's
 program that installed the package.
 
 Each ```python block becomes a module of its own in a temporary directory, outside this repo's mypy
@@ -34,7 +34,8 @@ my_image = _BuiltImage()
 hf_token_output: pulumi.Output[str] = pulumi.Output.secret("token")
 '''
 READER_TRAIN_MODULE = "def train(epochs: int, lr: float, bucket: str = '') -> None:\n    pass\n"
-DOCUMENTS = ("README.md", "docs/data-scientists.md")
+DOCUMENTS = ("README.md", "docs/data-scientists.md", "docs/components.md", "docs/kueue.md", "docs/controller-mode.md")
+TUTORIALS = ("README.md", "docs/data-scientists.md")  # each shows at least two programs with a TrainJob
 READER_MODULE = "# train.py"
 # mypy's cache outside the repo, as the other tool caches, one per environment (tools/test --lowest has
 # its own): a warm check takes seconds, a cold one a minute.
@@ -74,8 +75,8 @@ def user_side_mypy(directory: Path, target: str) -> subprocess.CompletedProcess[
     )
 
 
-def test_each_document_has_python_examples_to_check() -> None:
-    for document in DOCUMENTS:
+def test_each_tutorial_has_python_examples_to_check() -> None:
+    for document in TUTORIALS:
         programs = examples(document)
         assert len(programs) >= 2, document
         assert any("TrainJob(" in program for program in programs), document
