@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..api import constants as c
+from ..api.rules import show
 from .plan import JobPart, Plan
 from .report import Losses
 from .shared import spec_leftovers
@@ -56,7 +57,7 @@ def convert(job: V1Job, losses: Losses) -> Plan:
               "runLauncherAsNode": as_node}
     compat = [] if gpu_launcher else [{"name": "NVIDIA_VISIBLE_DEVICES", "value": ""}, {"name": "NVIDIA_DRIVER_CAPABILITIES", "value": ""}]
     return Plan(
-        job=job, losses=losses, framework="mpi", bundled=None, ml_policy={"numNodes": nodes, "mpi": policy},
+        job=job, losses=losses, framework="mpi", bundled=None, ml_policy={"numNodes": 1, "mpi": policy},  # the launcher's count: one, as v1's
         jobs=jobs, num_nodes=nodes, num_proc_per_node=slots, compat_env=compat, reserved_env=RESERVED_ENV,
         jobset_spec={"network": {"publishNotReadyAddresses": True},
                      "successPolicy": {"operator": "All", "targetReplicatedJobs": [c.LAUNCHER]}},
@@ -81,15 +82,17 @@ def _spec_losses(job: V1Job, losses: Losses) -> None:
 def _worker_template(job: V1Job, worker: ReplicaSpec, losses: Losses) -> dict[str, Any]:
     template = node_template(job.rules, worker, losses, drop_port=False)
     node = next(item for item in template["spec"]["containers"] if item.get("name") == c.NODE)
-    path = f"{worker.path}.template.spec.containers[0].command"
+    path = f"{worker.path}.template.spec.containers[0]"
     if node.get("command"):
-        losses.add(path, "v2 reaches the workers over SSH, not kubectl exec: this command must run sshd (as mpi-distributed's "
-                         f"/usr/sbin/sshd -De), with the key v2 mounts at {SSH_AUTH_MOUNT_PATH}")
-    else:
-        node["command"], node["args"] = list(SSHD_COMMAND), list(SSHD_ARGS)
-        losses.add(path, "unset: v1 ran `sleep 365d` and reached the workers with kubectl exec; v2 reaches them over SSH, so "
-                         f"they run `/usr/sbin/sshd -De`: the image needs sshd with host keys, accepting the key v2 mounts at "
-                         f"{SSH_AUTH_MOUNT_PATH}")
+        losses.add(f"{path}.command", "v2 reaches the workers over SSH, not kubectl exec: this command must run sshd (as "
+                                      f"mpi-distributed's /usr/sbin/sshd -De), with the key v2 mounts at {SSH_AUTH_MOUNT_PATH}")
+        return template
+    losses.add(f"{path}.command", "unset: v1 ran `sleep 365d` and reached the workers with kubectl exec; v2 reaches them over "
+                                  "SSH, so they run `/usr/sbin/sshd -De`: the image needs sshd with host keys, accepting the "
+                                  f"key v2 mounts at {SSH_AUTH_MOUNT_PATH}")
+    given = f"{show(node['args'])}, which v1 replaced with `365d`" if node.get("args") else "unset: v1's `365d` for `sleep`"
+    losses.add(f"{path}.args", f"{given}; v2's workers run `/usr/sbin/sshd -De` (see command)")
+    node["command"], node["args"] = list(SSHD_COMMAND), list(SSHD_ARGS)
     return template
 
 
