@@ -25,7 +25,7 @@ def _documented_usage(command: str) -> str:
 
 
 def test_the_cli_has_the_commands_readme_lists() -> None:
-    assert set(_commands()) == {"render", "validate", "status", "run-local"}
+    assert set(_commands()) == {"render", "validate", "status", "run-local", "migrate"}
 
 
 def test_every_option_of_every_command_is_in_its_readme_bullet() -> None:

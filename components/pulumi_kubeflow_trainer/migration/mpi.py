@@ -49,8 +49,9 @@ def convert(job: V1Job, losses: Losses) -> Plan:
     if jobs:
         launcher_job.depends_on = [{"name": c.NODE, "status": "Ready"}]
     jobs.append(launcher_job)
-    # A launcher with GPUs ran ranks too (v1's hostfile listed it); without workers it is the only node.
-    as_node = gpu_launcher or not jobs[:-1]
+    # A launcher with GPUs ran ranks too: v1's hostfile listed it (a launcher without workers or GPUs has an
+    # empty hostfile in both, and mpirun runs the ranks on it).
+    as_node = gpu_launcher
     slots = job.spec.get("slotsPerWorker") or 1
     nodes = workers + (1 if as_node else 0)
     policy = {"numProcPerNode": slots, "mpiImplementation": "OpenMPI", "sshAuthMountPath": SSH_AUTH_MOUNT_PATH,

@@ -36,12 +36,12 @@ def one_template(job: V1Job, losses: Losses, *, drop_port: bool) -> OneTemplate:
     nodes = sum(replica.replicas for replica in (master, worker) if replica is not None)
     if master is not None and worker is not None and worker.replicas > 0:
         other = node_template(job.rules, worker, losses, drop_port=drop_port)
-        other_restart = pod_restart_policy(worker, losses)
+        pod_restart_policy(worker, losses, carried=False)
         why = ("differs from the Master's: v2 runs every node from one pod template, and the Master's is kept (rank 0 "
                "runs it in v1 too)")
         for path in differences(template, other, f"{worker.path}.template"):
             losses.add(path, why)
-        if other_restart != restart:
+        if worker.restart_policy != kept.restart_policy:
             losses.add(f"{worker.path}.restartPolicy", f"{worker.restart_policy} {why}")
     return OneTemplate(kept, template, restart, nodes)
 

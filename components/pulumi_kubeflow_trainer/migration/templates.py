@@ -77,15 +77,18 @@ def _drop_framework_port(container: dict[str, Any], port_name: str, path: str, l
         container.pop("ports", None)
 
 
-def pod_restart_policy(replica: ReplicaSpec, losses: Losses) -> str:
-    """The Pods' restartPolicy v1 gave (its replica restartPolicy wins over the template's), as v2's Jobs take it."""
+def pod_restart_policy(replica: ReplicaSpec, losses: Losses, *, carried: bool = True) -> str:
+    """The Pods' restartPolicy v1 gave (its replica restartPolicy wins over the template's), as v2's Jobs take it;
+    what v2 makes of ExitCode and Always is reported only for a replica whose Pods v2 runs (`carried`)."""
     given = (replica.template.get("spec") or {}).get("restartPolicy")
     if given:
         losses.add(f"{replica.path}.template.spec.restartPolicy", f"ignored by v1 too: the replica's restartPolicy "
                                                                   f"({replica.restart_policy}) replaced it")
         del replica.template["spec"]["restartPolicy"]
     policy = replica.restart_policy
-    if policy == "ExitCode":
+    if not carried:
+        pass
+    elif policy == "ExitCode":
         losses.add(f"{replica.path}.restartPolicy", "ExitCode: v1 restarted a Pod whose exit code was retryable (128 and up) "
                                                     "and failed the job otherwise; v2's Jobs run the Pods with restartPolicy Never "
                                                     "and retry failed Pods up to the Job's backoffLimit whatever the code")
