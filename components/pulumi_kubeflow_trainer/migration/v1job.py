@@ -144,9 +144,9 @@ def _unsupported(manifest: Any, where: str) -> FieldError:
 
 def _check(manifest: Mapping[str, Any], rules: KindRules) -> list[FieldError]:
     errors: list[FieldError] = []
-    if manifest.get("apiVersion") != GROUP_VERSION:
-        errors.append(FieldError("apiVersion", f"Unsupported value: {show(manifest.get('apiVersion'))}: "
-                                               f"{rules.kind} is migrated from {GROUP_VERSION} only"))
+    if manifest.get("apiVersion") != GROUP_VERSION:  # the rest is another API's: no use checking it
+        return [FieldError("apiVersion", f"Unsupported value: {show(manifest.get('apiVersion'))}: "
+                                         f"{rules.kind} is migrated from {GROUP_VERSION} only")]
     metadata = manifest.get("metadata")
     name = metadata.get("name") if isinstance(metadata, Mapping) else None
     if not isinstance(name, str) or not name:
@@ -178,6 +178,11 @@ def _check_spec_values(spec: Mapping[str, Any], rules: KindRules) -> list[FieldE
         value = spec.get(key)
         if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
             errors.append(FieldError(f"spec.{key}", f"Invalid value: {show(value)}: must be {_type_name(kind)}"))
+    elastic = spec.get("elasticPolicy")
+    if rules.kind == "PyTorchJob" and isinstance(elastic, Mapping) and elastic.get("nProcPerNode") is not None \
+            and spec.get("nprocPerNode") is not None:
+        errors.append(FieldError("spec.elasticPolicy.nProcPerNode", "Forbidden: must not be used with spec.nprocPerNode "
+                                                                    "(v1's webhook: it is the deprecated one)"))
     run_policy = spec.get("runPolicy")
     if isinstance(run_policy, Mapping):
         for key in ("ttlSecondsAfterFinished", "activeDeadlineSeconds", "backoffLimit"):
