@@ -126,7 +126,9 @@ class Lost:
 
 LOST = (
     Lost("cleanPodPolicy is lost", make_v1_job().run_policy(cleanPodPolicy="All"), "spec.runPolicy.cleanPodPolicy", "no cleanPodPolicy"),
-    Lost("MPI's spec-level cleanPodPolicy is lost", make_v1_job("MPIJob").spec(cleanPodPolicy="Running"), "spec.cleanPodPolicy",
+    Lost("cleanPodPolicy None is lost: v2 deletes the Pods still running", make_v1_job().run_policy(cleanPodPolicy="None"),
+         "spec.runPolicy.cleanPodPolicy", "still running are deleted"),
+    Lost("MPI's spec-level cleanPodPolicy is lost", make_v1_job("MPIJob").spec(cleanPodPolicy="All"), "spec.cleanPodPolicy",
          "no cleanPodPolicy"),
     Lost("minAvailable is lost", make_v1_job().run_policy(schedulingPolicy={"minAvailable": 2}),
          "spec.runPolicy.schedulingPolicy.minAvailable", "podGroupPolicy"),
@@ -173,6 +175,20 @@ def test_a_field_v2_has_no_place_for_is_reported_at_its_path(case: Lost) -> None
     assert case.path in reported, [str(loss) for loss in job.losses]
     assert case.says in reported[case.path].why
     assert reported[case.path].source == "document 1 (PyTorchJob/job)".replace("PyTorchJob", case.job.manifest["kind"])
+
+
+def test_clean_pod_policy_running_is_what_v2_does_so_nothing_is_lost() -> None:
+    for job in (make_v1_job().run_policy(cleanPodPolicy="Running"), make_v1_job("MPIJob").spec(cleanPodPolicy="Running")):
+        (migrated,) = migrate(job.build()).jobs
+        assert not [loss for loss in migrated.losses if "cleanPodPolicy" in loss.path]
+
+
+def test_the_items_of_a_list_are_migrated_each_with_its_place() -> None:
+    listing = {"apiVersion": "v1", "kind": "List", "items": [make_v1_job(name="a").build(),
+                                                             make_v1_job(name="b").run_policy(cleanPodPolicy="All").build()]}
+    result = migrate(listing)
+    assert [job.source for job in result.jobs] == ["document 1 items[0] (PyTorchJob/a)", "document 1 items[1] (PyTorchJob/b)"]
+    assert [loss.source for loss in result.losses] == ["document 1 items[1] (PyTorchJob/b)"]
 
 
 def test_server_set_metadata_and_status_are_dropped_without_a_word() -> None:

@@ -50,8 +50,9 @@ def test_every_lost_field_is_one_line_on_stderr_with_file_document_and_path(caps
     assert err.splitlines() == [
         f"lost: {path}#2 (PyTorchJob/b): spec.elasticPolicy.metrics: v1 scaled the Workers with a HorizontalPodAutoscaler on "
         "these metrics; v2 has no autoscaling of nodes",
-        f"lost: {path}#2 (PyTorchJob/b): spec.runPolicy.cleanPodPolicy: All: v2 has no cleanPodPolicy: the JobSet's Jobs keep "
-        "their finished Pods until the TrainJob is deleted",
+        f"lost: {path}#2 (PyTorchJob/b): spec.runPolicy.cleanPodPolicy: All: v2 has no cleanPodPolicy: when the job finishes, "
+        "the finished Pods are kept until the TrainJob (or its JobSet's ttlSecondsAfterFinished) goes; only the Pods still "
+        "running are deleted (as Running did)",
     ]
     assert [doc["metadata"]["name"] for doc in yaml.safe_load_all(out)] == ["a", "b"]
 

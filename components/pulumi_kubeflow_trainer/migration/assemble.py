@@ -100,12 +100,24 @@ def _run_policy(plan: Plan, spec: dict[str, Any]) -> None:
             losses.add(path, "v1 counted restarts over the whole job; v2 has it per Job of the JobSet (the generated "
                              "runtime sets it on each), and a failed Job fails the JobSet")
         elif key == "cleanPodPolicy":
-            losses.add(path, f"{value}: v2 has no cleanPodPolicy: the JobSet's Jobs keep their finished Pods until the "
-                             "TrainJob is deleted")
+            clean_pod_policy(value, path, losses)
         elif key == "schedulingPolicy":
             _scheduling_policy(value, spec, losses)
         else:
             losses.add(path, "not a field of RunPolicy in v1.8.1: the API server pruned it for v1 too")
+
+
+def clean_pod_policy(value: Any, path: str, losses: Losses) -> None:
+    """v2 has no cleanPodPolicy; it does what Running did: a finished JobSet deletes the Jobs still
+    active (their Pods with them) and keeps the finished ones (JobSet v0.12's controller)."""
+    why = {
+        "None": "v2 has no cleanPodPolicy: when the job finishes, the Pods still running are deleted (as Running did), "
+                "the finished ones kept",
+        "All": "v2 has no cleanPodPolicy: when the job finishes, the finished Pods are kept until the TrainJob (or its "
+               "JobSet's ttlSecondsAfterFinished) goes; only the Pods still running are deleted (as Running did)",
+    }.get(value)
+    if value != "Running":
+        losses.add(path, f"{value}: {why or 'not a cleanPodPolicy of v1 (None, Running, All)'}")
 
 
 def _scheduling_policy(policy: Any, spec: dict[str, Any], losses: Losses) -> None:

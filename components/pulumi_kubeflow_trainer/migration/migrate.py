@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..framework.errors import FieldError, TrainerError, TrainJobInvalidError
@@ -34,7 +34,7 @@ def migrate(sources: Source | Iterable[Source]) -> MigrationResult:
     """
     errors: list[FieldError] = []
     jobs: list[MigratedJob] = []
-    for manifest, where in read_documents(sources):
+    for manifest, where in _listed(read_documents(sources)):
         source = describe(manifest, where) if isinstance(manifest, dict) else where
         try:
             job = read_job(manifest, source)
@@ -47,6 +47,16 @@ def migrate(sources: Source | Iterable[Source]) -> MigrationResult:
     if errors:
         raise TrainJobInvalidError(errors)
     return MigrationResult(tuple(jobs))
+
+
+def _listed(documents: list[tuple[Any, str]]) -> Iterator[tuple[Any, str]]:
+    """Documents, with the items of a `List` (what `kubectl get pytorchjobs -o yaml` prints) in its place."""
+    for manifest, where in documents:
+        items = manifest.get("items") if isinstance(manifest, dict) and manifest.get("kind") == "List" else None
+        if isinstance(items, list) and manifest.get("apiVersion") == "v1":
+            yield from ((item, f"{where} items[{index}]") for index, item in enumerate(items))
+        else:
+            yield manifest, where
 
 
 def _migrate_job(job: V1Job, source: str) -> tuple[MigratedJob, list[FieldError]]:

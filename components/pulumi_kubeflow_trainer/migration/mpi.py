@@ -15,6 +15,7 @@ from typing import Any
 
 from ..api import constants as c
 from ..api.rules import show
+from .assemble import clean_pod_policy
 from .plan import JobPart, Plan
 from .report import Losses
 from .shared import spec_leftovers
@@ -69,9 +70,8 @@ def convert(job: V1Job, losses: Losses) -> Plan:
 
 
 def _spec_losses(job: V1Job, losses: Losses) -> None:
-    if job.spec.get("cleanPodPolicy") is not None:
-        losses.add("spec.cleanPodPolicy", f"{job.spec['cleanPodPolicy']}: v2 has no cleanPodPolicy: the JobSet's Jobs keep "
-                                          "their finished Pods until the TrainJob is deleted")
+    if job.spec.get("cleanPodPolicy") is not None:  # the deprecated place of runPolicy.cleanPodPolicy
+        clean_pod_policy(job.spec["cleanPodPolicy"], "spec.cleanPodPolicy", losses)
     main = job.spec.get("mainContainer")
     worker = job.replica("Worker")
     first = (worker or job.replica("Launcher")).template["spec"]["containers"][0].get("name")  # type: ignore[union-attr]
