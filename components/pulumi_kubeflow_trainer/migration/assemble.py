@@ -34,7 +34,7 @@ def assemble(plan: Plan) -> tuple[list[dict[str, Any]], str, list[str]]:
     """(manifests: the generated runtime, if any, then the TrainJob; the runtime's name; why it was generated)."""
     job = plan.job
     spec: dict[str, Any] = {}
-    _run_policy(plan, spec)
+    queue = _run_policy(plan, spec)
     misfits = bundled_misfits(plan)
     trainer = trainer_of(plan)
     manifests: list[dict[str, Any]] = []
@@ -52,8 +52,8 @@ def assemble(plan: Plan) -> tuple[list[dict[str, Any]], str, list[str]]:
             spec["runtimePatches"] = [{"manager": PATCH_MANAGER, "trainingRuntimeSpec": patch}]
     spec["trainer"] = trainer
     metadata = _metadata(job.manifest, plan.losses)
-    if spec.get("queue") is not None:
-        _set_queue(metadata, spec["queue"], plan.losses)
+    if queue is not None:
+        _set_queue(metadata, queue, plan.losses)
     trainjob = {"apiVersion": c.API_VERSION_UPSTREAM, "kind": c.TRAINJOB_KIND, "metadata": metadata,
                 "spec": {key: spec[key] for key in ("runtimeRef", "trainer", "runtimePatches", "suspend", "activeDeadlineSeconds")
                          if key in spec}}
@@ -80,10 +80,10 @@ def _metadata(manifest: Mapping[str, Any], losses: Losses) -> dict[str, Any]:
     return carried
 
 
-def _run_policy(plan: Plan, spec: dict[str, Any]) -> None:
-    policy = plan.job.run_policy
-    losses = plan.losses
-    for key, value in policy.items():
+def _run_policy(plan: Plan, spec: dict[str, Any]) -> str | None:
+    """spec.suspend and activeDeadlineSeconds into `spec`, the rest into the plan or its losses; the queue."""
+    losses, queue = plan.losses, None
+    for key, value in plan.job.run_policy.items():
         path = f"spec.runPolicy.{key}"
         if value is None:
             continue
@@ -102,9 +102,10 @@ def _run_policy(plan: Plan, spec: dict[str, Any]) -> None:
         elif key == "cleanPodPolicy":
             clean_pod_policy(value, path, losses)
         elif key == "schedulingPolicy":
-            _scheduling_policy(value, spec, losses)
+            queue = _scheduling_policy(value, losses)
         else:
             losses.add(path, "not a field of RunPolicy in v1.8.1: the API server pruned it for v1 too")
+    return queue
 
 
 def clean_pod_policy(value: Any, path: str, losses: Losses) -> None:
@@ -120,18 +121,21 @@ def clean_pod_policy(value: Any, path: str, losses: Losses) -> None:
         losses.add(path, f"{value}: {why or 'not a cleanPodPolicy of v1 (None, Running, All)'}")
 
 
-def _scheduling_policy(policy: Any, spec: dict[str, Any], losses: Losses) -> None:
+def _scheduling_policy(policy: Any, losses: Losses) -> str | None:
+    """The queue; what else the policy says is v1's PodGroup's, reported."""
     if not isinstance(policy, Mapping):
         losses.add("spec.runPolicy.schedulingPolicy", f"Invalid value: {show(policy)}: not an object")
-        return
+        return None
+    queue = None
     for key, value in policy.items():
         path = f"spec.runPolicy.schedulingPolicy.{key}"
         if key == "queue" and isinstance(value, str) and value:
-            spec["queue"] = value
+            queue = value
         elif key in SCHEDULING_POLICY_WHY and value is not None:
             losses.add(path, SCHEDULING_POLICY_WHY[key])
         elif value is not None and key != "queue":
             losses.add(path, "not a field of SchedulingPolicy in v1.8.1: the API server pruned it for v1 too")
+    return queue
 
 
 def _set_queue(metadata: dict[str, Any], queue: str, losses: Losses) -> None:

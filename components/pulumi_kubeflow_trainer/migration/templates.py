@@ -86,13 +86,11 @@ def pod_restart_policy(replica: ReplicaSpec, losses: Losses, *, carried: bool = 
                                                                   f"({replica.restart_policy}) replaced it")
         del replica.template["spec"]["restartPolicy"]
     policy = replica.restart_policy
-    if not carried:
-        pass
-    elif policy == "ExitCode":
+    if carried and policy == "ExitCode":
         losses.add(f"{replica.path}.restartPolicy", "ExitCode: v1 restarted a Pod whose exit code was retryable (128 and up) "
                                                     "and failed the job otherwise; v2's Jobs run the Pods with restartPolicy Never "
                                                     "and retry failed Pods up to the Job's backoffLimit whatever the code")
-    elif policy == "Always":
+    elif carried and policy == "Always":
         losses.add(f"{replica.path}.restartPolicy", "Always: a Job's Pods cannot restart always; v2 runs them with OnFailure, "
                                                     "so a container that exits 0 is done")
     return _RESTART_POLICIES[policy]

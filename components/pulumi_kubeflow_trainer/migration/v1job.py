@@ -63,7 +63,6 @@ class ReplicaSpec:
     path: str  # spec.pytorchReplicaSpecs.Worker
     replicas: int  # v1's default applied
     restart_policy: str  # v1's default applied
-    restart_policy_given: bool
     template: dict[str, Any]  # a copy: converters may change it
 
 
@@ -103,7 +102,6 @@ class V1Job:
             path=f"spec.{self.rules.specs_key}.{replica_type}",
             replicas=spec["replicas"] if spec.get("replicas") is not None else defaults.get(replica_type, 1),
             restart_policy=restart,
-            restart_policy_given=bool(spec.get("restartPolicy")),
             template=copy.deepcopy(dict(spec["template"])),
         )
 
