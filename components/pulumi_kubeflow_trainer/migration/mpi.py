@@ -73,8 +73,8 @@ def _spec_losses(job: V1Job, losses: Losses) -> None:
     if job.spec.get("cleanPodPolicy") is not None:  # the deprecated place of runPolicy.cleanPodPolicy
         clean_pod_policy(job.spec["cleanPodPolicy"], "spec.cleanPodPolicy", losses)
     main = job.spec.get("mainContainer")
-    worker = job.replica("Worker")
-    first = (worker or job.replica("Launcher")).template["spec"]["containers"][0].get("name")  # type: ignore[union-attr]
+    ranks = job.replica("Worker") or job.replica("Launcher")  # where kubexec.sh ran them
+    first = ranks.template["spec"]["containers"][0].get("name") if ranks is not None else None
     if main and main != first:
         losses.add("spec.mainContainer", f"{main!r}: v1 ran the ranks in this container (kubexec.sh); v2 runs them in the "
                                          f"first container ({first!r}, named {c.NODE!r} in v2)")
