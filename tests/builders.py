@@ -340,3 +340,73 @@ def canonical_quantities(manifest: Any) -> Any:
         else canonical_quantities(value)
         for key, value in manifest.items()
     }
+
+
+# Training Operator v1 jobs (kubeflow.org/v1), for tests/migration: the kind's replica types with one
+# container of the kind's name each; methods change every replica type unless `only` names one.
+V1_REPLICAS = {
+    "PyTorchJob": ("pytorchReplicaSpecs", "pytorch", {"Master": 1, "Worker": 1}),
+    "MPIJob": ("mpiReplicaSpecs", "mpi", {"Launcher": 1, "Worker": 2}),
+    "XGBoostJob": ("xgbReplicaSpecs", "xgboost", {"Master": 1, "Worker": 2}),
+    "PaddleJob": ("paddleReplicaSpecs", "paddle", {"Worker": 2}),
+}
+
+
+class V1JobBuilder:
+    def __init__(self, kind: str, name: str) -> None:
+        key, container_name, replicas = V1_REPLICAS[kind]
+        self.key = key
+        specs = {
+            replica_type: {"replicas": count, "template": {"spec": {"containers": [{"name": container_name, "image": "train:1"}]}}}
+            for replica_type, count in replicas.items()
+        }
+        self.manifest: dict[str, Any] = {"apiVersion": "kubeflow.org/v1", "kind": kind, "metadata": {"name": name}, "spec": {key: specs}}
+
+    def _specs(self, only: str | None) -> list[dict[str, Any]]:
+        specs = self.manifest["spec"][self.key]
+        return [spec for replica_type, spec in specs.items() if only in (None, replica_type)]
+
+    def metadata(self, **fields: Any) -> V1JobBuilder:
+        self.manifest["metadata"].update(fields)
+        return self
+
+    def spec(self, **fields: Any) -> V1JobBuilder:
+        self.manifest["spec"].update(fields)
+        return self
+
+    def run_policy(self, **fields: Any) -> V1JobBuilder:
+        self.manifest["spec"].setdefault("runPolicy", {}).update(fields)
+        return self
+
+    def replica(self, only: str | None = None, **fields: Any) -> V1JobBuilder:
+        """Fields of the replica specs (replicas, restartPolicy)."""
+        for spec in self._specs(only):
+            spec.update(copy.deepcopy(fields))
+        return self
+
+    def pod(self, only: str | None = None, **fields: Any) -> V1JobBuilder:
+        for spec in self._specs(only):
+            spec["template"]["spec"].update(copy.deepcopy(fields))
+        return self
+
+    def template_metadata(self, only: str | None = None, **fields: Any) -> V1JobBuilder:
+        for spec in self._specs(only):
+            spec["template"].setdefault("metadata", {}).update(copy.deepcopy(fields))
+        return self
+
+    def container(self, only: str | None = None, **fields: Any) -> V1JobBuilder:
+        """Fields of the first container."""
+        for spec in self._specs(only):
+            spec["template"]["spec"]["containers"][0].update(copy.deepcopy(fields))
+        return self
+
+    def without(self, replica_type: str) -> V1JobBuilder:
+        del self.manifest["spec"][self.key][replica_type]
+        return self
+
+    def build(self) -> dict[str, Any]:
+        return copy.deepcopy(self.manifest)
+
+
+def make_v1_job(kind: str = "PyTorchJob", name: str = "job") -> V1JobBuilder:
+    return V1JobBuilder(kind, name)

@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # what type checkers see; at run time `__getattr__` imports e
     from .loading import load as load
     from .local import LocalRunResult as LocalRunResult
     from .local import run_local as run_local
+    from .migration import MigrationResult as MigrationResult
+    from .migration import migrate as migrate
     from .rendering import Renderer as Renderer
     from .rendering import TrainerWarning as TrainerWarning
     from .rendering import render as render
@@ -53,6 +55,8 @@ _EXPORTS = {
     "FunctionTrainer": "functions",
     "run_local": "local",
     "LocalRunResult": "local",
+    "migrate": "migration",
+    "MigrationResult": "migration",
 }
 
 # The names before the Args types were named so (they read like the API models `api.Trainer`, ...):
@@ -65,6 +69,7 @@ __all__ = [
     "FieldError",
     "FunctionTrainer",
     "LocalRunResult",
+    "MigrationResult",
     "ModelInitializerArgs",
     "Renderer",
     "RuntimeCatalog",
@@ -76,6 +81,7 @@ __all__ = [
     "TrainerWarning",
     "TrainingRuntime",
     "load",
+    "migrate",
     "render",
     "run_local",
     "seeded_key_generator",

@@ -18,6 +18,7 @@ from .framework.errors import FieldError, TrainerError, TrainJobInvalidError, er
 from .framework.update_rules import validate_update
 from .loading import load
 from .local import cli as local_cli
+from .migration import cli as migration_cli
 from .rendering import Renderer
 from .ssh import seeded_key_generator
 from .status import compute_status
@@ -46,6 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("--old", action="append", type=Path, metavar="FILE", help="the TrainJobs before the update")
     status.add_argument("--now", type=_moment, help="the time to evaluate deadlines at (RFC 3339; default: now)")
     local_cli.add_arguments(commands.add_parser("run-local", help="run a TrainJob's Pods as local processes"))
+    migration_cli.add_arguments(commands.add_parser("migrate", help="Training Operator v1 jobs as TrainJobs (and runtimes)"))
     return parser
 
 
@@ -155,7 +157,7 @@ def _warn(warnings: Sequence[str]) -> None:
         print(f"warning: {message}", file=sys.stderr)
 
 
-COMMANDS = {"render": run_render, "validate": run_validate, "status": run_status, "run-local": local_cli.run}
+COMMANDS = {"render": run_render, "validate": run_validate, "status": run_status, "run-local": local_cli.run, "migrate": migration_cli.run}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
