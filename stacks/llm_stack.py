@@ -1,5 +1,10 @@
 """llm: LoRA fine-tuning of Llama 3.2 1B with TorchTune; the initializers fetch the dataset and the
-model (the Hugging Face token comes from a Secret, never from plain env)."""
+model (the Hugging Face token comes from a Secret, never from plain env).
+
+On a cluster, the model initializer needs a Secret `hf-token` in the TrainJob's namespace with the key
+`ACCESS_TOKEN` (the initializers' env contract; Llama 3.2 is gated on Hugging Face), made beforehand, e.g.
+`kubectl create secret generic hf-token --from-literal=ACCESS_TOKEN=hf_...`; without it the initializer's
+Pod does not start (CreateContainerConfigError). Rendering needs nothing."""
 
 from __future__ import annotations
 
