@@ -107,7 +107,8 @@ def test_the_wheel_declares_ranges_from_the_lowest_tested_version_below_the_next
 def test_the_lowest_constraints_cover_every_dependency_and_keep_the_test_tools_pinned() -> None:
     lowest, pinned = _pins("constraints-lowest.txt"), _pins("constraints.txt")
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    library = {_normalised(Requirement(item).name) for item in [*project["dependencies"], *project["optional-dependencies"]["initializers"]]}
+    library = {_normalised(Requirement(item).name) for item in [*project["dependencies"], *project["optional-dependencies"]["initializers"],
+                                                                         *project["optional-dependencies"]["policy"]]}
     test_tools = {_normalised(Requirement(item).name) for item in project["optional-dependencies"]["test"]} - library
     assert library <= set(lowest), "every dependency of the library has its lowest version tested"
     assert {name: lowest[name] for name in test_tools} == {name: pinned[name] for name in test_tools}
