@@ -84,7 +84,7 @@ def _jobset(resource: StackResource, trainjob: StackResource | None) -> Workload
     record = mapping(mapping(trainjob.inputs).get("record"))
     ref = RuntimeRef.of(record.get("runtimeRef"))
     unknown = None if ref is not None else (
-        "its TrainJob component's input record has no runtimeRef (pulumi-kubeflow-trainer before 0.2?)" if record
+        "its TrainJob component's input record has no runtimeRef (written by an older pulumi-kubeflow-trainer)" if record
         else "the pack did not see its TrainJob component's inputs")
     return Workload(c.TRAINJOB_KIND, _namespace(metadata), name, trainjob.urn, labels, "JobSet", ref,
                     items(record.get("runtimePatches")), pod_templates(resource.props), runtime_unknown=unknown)
