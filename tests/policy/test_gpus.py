@@ -128,7 +128,7 @@ PER_NAMESPACE = [
           "(policy max-gpus-per-namespace)"]),
     Case("a plain JobSet counts in its namespace",
          trainjobs(("a", "team-a", 8, 1)).jobset(jobset("sweep", gpu_job("node", 8))), {"limit": 8},
-         ["namespace team-a: 16 GPUs asked for by TrainJob team-a/a: 8, JobSet team-a/sweep: 8 exceed the limit of 8 GPUs "
+         ["namespace team-a: 16 GPUs asked for by JobSet team-a/sweep: 8, TrainJob team-a/a: 8 exceed the limit of 8 GPUs "
           "in the namespace (policy max-gpus-per-namespace)"]),
     Case("namespaces without a limit are not judged", trainjobs(("a", "team-a", 8, 8)), {"namespaces": {"team-b": 1}}),
 ]

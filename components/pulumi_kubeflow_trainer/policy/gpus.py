@@ -86,12 +86,13 @@ def max_gpus_per_namespace(stack: Inventory, config: Mapping[str, Any]) -> list[
     for namespace, counted in sorted(totals.items()):
         limit = per_namespace.get(namespace, config["limit"])
         total = sum(count for _workload, count in counted)
+        counted.sort(key=lambda item: (-item[1], item[0].subject))  # the largest first, then by name: the same text every run
         if limit is not None and total > limit:
             listed = ", ".join(f"{workload.subject}: {count}" for workload, count in counted)
             found.append(Violation(
                 f"namespace {namespace}: {plural(total, 'GPU')} asked for by {listed} exceed the limit of {limit} GPUs "
                 f"in the namespace (policy {PER_NAMESPACE})",
-                counted[-1][0].urn,
+                counted[0][0].urn,
             ))
     return found
 

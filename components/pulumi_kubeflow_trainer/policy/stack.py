@@ -44,6 +44,7 @@ def inventory(resources: Sequence[StackResource]) -> Inventory:
             known.workloads.append(_jobset(resource, trainjob_parent))
         elif resource.type in TRAINJOB_OBJECTS:
             known.workloads.append(_trainjob_object(resource, trainjob_parent, known))
+    known.workloads.sort(key=lambda workload: (workload.namespace, workload.kind, workload.name))  # not the engine's order
     return known
 
 
