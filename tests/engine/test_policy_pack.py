@@ -92,6 +92,7 @@ def reported(output: str) -> list[tuple[str, str]]:
 
 def platform_runtime(opts: pulumi.ResourceOptions) -> ClusterTrainingRuntime:
     manifest = bundled_runtime("torch-distributed").to_manifest()
+    manifest["metadata"] = {"name": "torch-platform"}
     return ClusterTrainingRuntime("torch-platform", manifest, labels={"team": "platform"}, opts=opts)
 
 
@@ -173,9 +174,11 @@ def test_a_compliant_stack_passes_and_the_config_changes_the_limits(engine_env, 
     stack.stack.up(color="never", on_output=lambda _line: None)
 
     passed, output = stack.preview({**RULES, "max-gpus-per-trainjob": {"limit": 16}, "max-gpus-per-namespace": {"namespaces": {"team-a": 40}},
-                                    "gpu-trainjobs-need-a-queue": {"queues": ["team-a-gpu"]}})
+                                    "gpu-trainjobs-need-a-queue": {"queues": ["team-a-gpu"]}, "allowed-runtimes": {"names": ["torch-distributed"]}})
     assert not passed
     assert sorted(reported(output)) == sorted([
+        *[("mandatory", f"TrainJob team-a/{name}: spec.runtimeRef: ClusterTrainingRuntime torch-platform is not an allowed runtime; "
+           "allowed are the runtimes named torch-distributed (policy allowed-runtimes)") for name in ("a", "b", "cpu")],
         ("mandatory", f'TrainJob team-a/a: {NODE}.containers[node].resources.limits["nvidia.com/gpu"]: 32 GPUs (8 per node x 4 nodes) '
          "exceeds the limit of 16 per TrainJob (policy max-gpus-per-trainjob)"),
         ("mandatory", "namespace team-a: 48 GPUs asked for by TrainJob team-a/a: 32, TrainJob team-a/b: 16 exceed the limit of 40 GPUs "

@@ -67,3 +67,22 @@ def test_a_namespaced_runtime_is_known_in_its_namespace_only() -> None:
     known = stack.inventory()
     ref = RuntimeRef("local", "TrainingRuntime")
     assert known.runtime(ref, "team-a") is not None and known.runtime(ref, "team-b") is None
+
+
+def test_a_trainjob_whose_component_inputs_the_pack_did_not_see_says_so() -> None:
+    stack = policy_stack().trainjob(gpu_trainjob("job"), gpu_runtime(), record={})
+    (workload,) = stack.inventory().workloads
+    assert (workload.runtime_ref, workload.runtime_unknown) == (
+        None, "the pack did not see its TrainJob component's inputs (is the policy kubeflow-trainer-inputs disabled?)")
+
+
+def test_a_namespace_not_known_at_preview_is_left_out_of_the_namespace_totals() -> None:
+    from pulumi_kubeflow_trainer.policy.gpus import max_gpus_per_namespace
+    from pulumi_kubeflow_trainer.policy.rules import RULES
+
+    stack = policy_stack().trainjob(gpu_trainjob("job", nodes=8), gpu_runtime())
+    stack.resources[-1].props["metadata"]["namespace"] = UNKNOWN
+    (workload,) = stack.inventory().workloads
+    assert workload.namespace == "(namespace unknown at preview)"
+    settings = next(rule for rule in RULES if rule.name == "max-gpus-per-namespace").settings({"limit": 1})
+    assert max_gpus_per_namespace(stack.inventory(), settings) == []

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..api import constants as c
-from .inventory import Inventory, Violation, Workload, is_unknown, plural, unjudged
+from .inventory import UNKNOWN_NAMESPACE, Inventory, Violation, Workload, is_unknown, plural, unjudged
 from .pods import asks, per_pod
 
 PER_TRAINJOB = "max-gpus-per-trainjob"
@@ -80,7 +80,7 @@ def max_gpus_per_namespace(stack: Inventory, config: Mapping[str, Any]) -> list[
     totals: dict[str, list[tuple[Workload, int]]] = {}
     for workload in stack.workloads:
         count = gpus(workload, names)
-        if count:
+        if count and workload.namespace != UNKNOWN_NAMESPACE:  # an Output: judged at `pulumi up`
             totals.setdefault(workload.namespace, []).append((workload, count))
     found = []
     for namespace, counted in sorted(totals.items()):

@@ -29,6 +29,7 @@ class Unknown:
 
 
 UNKNOWN = Unknown()
+UNKNOWN_NAMESPACE = "(namespace unknown at preview)"  # a workload's namespace when it is an Output
 
 
 def is_unknown(value: object) -> bool:

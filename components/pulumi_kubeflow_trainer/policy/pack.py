@@ -27,10 +27,9 @@ from pulumi_policy.proxy import UnknownValueError
 
 from .inventory import UNKNOWN, StackResource
 from .rules import RULES, Rule
-from .stack import TRAINJOB_COMPONENT, inventory
+from .stack import INPUTS_POLICY, TRAINJOB_COMPONENT, inventory
 
 PACK = "kubeflow-trainer"
-INPUTS = "kubeflow-trainer-inputs"
 
 
 def plain(value: Any) -> Any:
@@ -86,7 +85,7 @@ def serve() -> None:
     """Start the analyzer the engine talks to; returns only when the engine stops it."""
     inputs = ComponentInputs()
     keeper = ResourceValidationPolicy(
-        INPUTS, "Reads the TrainJob components' inputs for the other policies (reports nothing; keep it enabled)",
+        INPUTS_POLICY, "Reads the TrainJob components' inputs for the other policies (reports nothing; keep it enabled)",
         inputs.keep, EnforcementLevel.ADVISORY,
     )
     PolicyPack(PACK, [keeper, *(stack_policy(rule, inputs) for rule in RULES)], EnforcementLevel.MANDATORY)

@@ -22,7 +22,7 @@ from ..blueprints import bundled_runtimes
 from ..framework.errors import TrainerError
 from ..rendering import render
 from ..ssh import SSHKeyPair
-from .inventory import Inventory, KnownRuntime, RuntimeRef, StackResource, Workload, is_unknown
+from .inventory import UNKNOWN_NAMESPACE, Inventory, KnownRuntime, RuntimeRef, StackResource, Workload, is_unknown
 from .pods import items, mapping, pod_templates, text
 
 TRAINJOB_COMPONENT = "kubeflow:trainer:TrainJob"
@@ -31,6 +31,7 @@ JOBSET = f"kubernetes:{c.JOBSET_API_VERSION}:JobSet"
 TRAINJOB_OBJECTS = {f"kubernetes:{version}:{c.TRAINJOB_KIND}" for version in c.API_VERSIONS}
 RUNTIME_OBJECTS = {f"kubernetes:{version}:{kind}" for version in c.API_VERSIONS
                    for kind in (c.CLUSTER_TRAINING_RUNTIME_KIND, c.TRAINING_RUNTIME_KIND)}
+INPUTS_POLICY = "kubeflow-trainer-inputs"  # pack.py's resource policy that keeps the TrainJob components' inputs
 _NO_KEY = SSHKeyPair("not generated: rendered by the policy pack", "not generated\n")
 
 
@@ -73,6 +74,8 @@ def _known_runtime(manifest: object, source: str) -> KnownRuntime | None:
 
 def _namespace(metadata: Mapping[str, Any]) -> str:
     namespace = metadata.get("namespace")
+    if is_unknown(namespace):
+        return UNKNOWN_NAMESPACE
     return namespace if isinstance(namespace, str) and namespace else "default"
 
 
@@ -84,11 +87,16 @@ def _jobset(resource: StackResource, trainjob: StackResource | None) -> Workload
         return Workload("JobSet", _namespace(metadata), name, resource.urn, labels, "JobSet", pods=pod_templates(resource.props))
     record = mapping(mapping(trainjob.inputs).get("record"))
     ref = RuntimeRef.of(record.get("runtimeRef"))
-    unknown = None if ref is not None else (
-        "its TrainJob component's input record has no runtimeRef (written by an older pulumi-kubeflow-trainer)" if record
-        else "the pack did not see its TrainJob component's inputs")
     return Workload(c.TRAINJOB_KIND, _namespace(metadata), name, trainjob.urn, labels, "JobSet", ref,
-                    items(record.get("runtimePatches")), pod_templates(resource.props), runtime_unknown=unknown)
+                    items(record.get("runtimePatches")), pod_templates(resource.props), runtime_unknown=_why_no_ref(ref, record))
+
+
+def _why_no_ref(ref: RuntimeRef | None, record: Mapping[str, Any]) -> str | None:
+    if ref is not None:
+        return None
+    if record:
+        return "its TrainJob component's input record has no runtimeRef (written by an older pulumi-kubeflow-trainer)"
+    return f"the pack did not see its TrainJob component's inputs (is the policy {INPUTS_POLICY} disabled?)"
 
 
 def _trainjob_object(resource: StackResource, component: StackResource | None, known: Inventory) -> Workload:
