@@ -87,6 +87,14 @@ def test_the_wheel_ships_the_bundled_runtimes(wheel: Path, tmp_path: Path) -> No
     assert int(loaded.stdout) == len(bundled), "an installed package finds its bundled runtimes"
 
 
+def test_the_wheel_ships_the_policy_pack_and_its_console_script(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "pulumi_kubeflow_trainer/policy/pack.py" in names
+    (entry_points,) = [name for name in names if name.endswith(".dist-info/entry_points.txt")]
+    text = zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "kubeflow-trainer-policy = pulumi_kubeflow_trainer.policy.__main__:main" in text
+
+
 def test_the_wheel_declares_ranges_from_the_lowest_tested_version_below_the_next_major(wheel: Path) -> None:
     (name,) = [name for name in zipfile.ZipFile(wheel).namelist() if name.endswith(".dist-info/METADATA")]
     metadata = Parser().parsestr(zipfile.ZipFile(wheel).read(name).decode())

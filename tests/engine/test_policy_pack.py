@@ -243,3 +243,17 @@ def test_the_example_stacks_pass_the_example_policy_config_the_gpu_one_with_a_wa
     stack.preview(policy_packs=[str(entry)], policy_pack_configs=[str(REPO / "stacks" / "policy-config.json")],
                   on_output=lines.append, color="never")
     assert reported("\n".join(lines)) == EXAMPLE_WARNINGS[example], "\n".join(lines)
+
+
+def test_without_pulumi_policy_the_preview_stops_saying_which_extra_to_install(engine_env, engine_bin, tmp_path, entry):
+    """The entry of an environment without pulumi-policy (here: the import blocked) exits at once with one line,
+    which the CLI shows before `policy pack ... failed to start`."""
+    blocked = tmp_path / "entry-without-pulumi-policy"
+    blocked.write_text(f"#!{sys.executable}\nimport sys\nsys.modules['pulumi_policy'] = None\n"
+                       "from pulumi_kubeflow_trainer.policy.__main__ import main\nsys.exit(main())\n")
+    blocked.chmod(0o755)
+    stack = PolicyPreview("no-extra", compliant, engine_env, engine_bin, tmp_path / "stack", blocked)
+    with pytest.raises(auto.CommandError) as failed:
+        stack.stack.preview(policy_packs=[str(blocked)], color="never")
+    assert "kubeflow-trainer-policy: pulumi-policy is not installed: pip install 'pulumi-kubeflow-trainer[policy]'" in str(failed.value)
+    assert f'policy pack "{blocked}" failed to start' in str(failed.value)

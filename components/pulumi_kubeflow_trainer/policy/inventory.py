@@ -93,6 +93,8 @@ class PodTemplate:
 
 @dataclass(frozen=True)
 class Workload:
+    """A TrainJob or a JobSet of the stack, with the pods it will run."""
+
     kind: str  # TrainJob or JobSet
     namespace: str
     name: str
@@ -114,12 +116,16 @@ class Workload:
 
 @dataclass(frozen=True)
 class Violation:
+    """A message for `report_violation`, on the resource of `urn` (None: the stack)."""
+
     message: str
     urn: str | None = None
 
 
 @dataclass
 class Inventory:
+    """What the rules judge: the stack's workloads, and the runtimes the pack knows by (kind, namespace, name)."""
+
     workloads: list[Workload]
     runtimes: dict[tuple[str, str, str], KnownRuntime]
 
