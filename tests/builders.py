@@ -410,3 +410,101 @@ class V1JobBuilder:
 
 def make_v1_job(kind: str = "PyTorchJob", name: str = "job") -> V1JobBuilder:
     return V1JobBuilder(kind, name)
+
+
+STACK_URN = "urn:pulumi:test::policy::pulumi:pulumi:Stack::policy-test"
+
+
+def _urn(type_token: str, name: str, parent_type: str | None = None) -> str:
+    qualified = f"{parent_type}${type_token}" if parent_type else type_token
+    return f"urn:pulumi:test::policy::{qualified}::{name}"
+
+
+class PolicyStackBuilder:
+    """The resources of a stack as the policy pack sees them (`policy.inventory.StackResource`): TrainJob
+    components with the JobSet rendered for them, TrainJob objects, plain JobSets, runtimes."""
+
+    def __init__(self) -> None:
+        from pulumi_kubeflow_trainer.policy.inventory import StackResource
+
+        self.resource = StackResource
+        self.resources: list[Any] = []
+
+    def trainjob(self, trainjob: TrainJobBuilder, runtime: RuntimeBuilder, *, queue: str | None = None,
+                 record: dict[str, Any] | None = None) -> PolicyStackBuilder:
+        """A default-mode TrainJob component and its JobSet; `record` replaces the component's input record."""
+        from pulumi_kubeflow_trainer.policy.stack import JOBSET, TRAINJOB_COMPONENT
+        from pulumi_kubeflow_trainer.resources.record import record_of
+
+        model = trainjob.build()
+        jobset = copy.deepcopy(by_kind(render_one(model, runtime), "JobSet"))
+        if queue:
+            jobset["metadata"].setdefault("labels", {})["kueue.x-k8s.io/queue-name"] = queue
+        name = model.name
+        inputs = {"record": record_of(f"{model.namespace}/{name}", model.spec.to_manifest()) if record is None else record}
+        component = self.resource(TRAINJOB_COMPONENT, _urn(TRAINJOB_COMPONENT, name), {}, STACK_URN, inputs)
+        self.resources += [component, self.resource(JOBSET, _urn(JOBSET, f"{name}-jobset", TRAINJOB_COMPONENT), jobset, component.urn)]
+        return self
+
+    def trainjob_object(self, trainjob: TrainJobBuilder, *, expected: RuntimeBuilder | None = None) -> PolicyStackBuilder:
+        """A TrainJob object: with `expected`, registered by a controller-mode component whose prediction
+        (its ControllerPrediction child's `expected`) was rendered against that runtime; without,
+        registered by other code."""
+        from pulumi_kubeflow_trainer.policy.stack import TRAINJOB_COMPONENT
+
+        manifest = trainjob.obj()
+        object_type = f"kubernetes:{V1}:TrainJob"
+        name = manifest["metadata"]["name"]
+        parent = STACK_URN
+        if expected is not None:
+            from pulumi_kubeflow_trainer.policy.stack import PREDICTION
+
+            prediction = render_one(trainjob, expected)
+            component = self.resource(TRAINJOB_COMPONENT, _urn(TRAINJOB_COMPONENT, name), {}, STACK_URN, {})
+            check = self.resource(PREDICTION, _urn(PREDICTION, f"{name}-prediction", TRAINJOB_COMPONENT),
+                                  {"expected": prediction}, component.urn)
+            self.resources += [component, check]
+            parent = component.urn
+        self.resources.append(self.resource(object_type, _urn(object_type, f"{name}-trainjob"), manifest, parent))
+        return self
+
+    def jobset(self, manifest: dict[str, Any]) -> PolicyStackBuilder:
+        from pulumi_kubeflow_trainer.policy.stack import JOBSET
+
+        self.resources.append(self.resource(JOBSET, _urn(JOBSET, manifest["metadata"]["name"]), manifest, STACK_URN))
+        return self
+
+    def runtime_component(self, runtime: RuntimeBuilder) -> PolicyStackBuilder:
+        manifest = runtime.obj()
+        type_token = f"kubeflow:trainer:{manifest['kind']}"
+        outputs = {"runtime_name": manifest["metadata"]["name"], "manifest": manifest}
+        self.resources.append(self.resource(type_token, _urn(type_token, manifest["metadata"]["name"]), outputs, STACK_URN))
+        return self
+
+    def runtime_object(self, runtime: RuntimeBuilder) -> PolicyStackBuilder:
+        manifest = runtime.obj()
+        type_token = f"kubernetes:{V1}:{manifest['kind']}"
+        self.resources.append(self.resource(type_token, _urn(type_token, manifest["metadata"]["name"]), manifest, STACK_URN))
+        return self
+
+    def inventory(self) -> Any:
+        from pulumi_kubeflow_trainer.policy.stack import inventory
+
+        return inventory(self.resources)
+
+
+def policy_stack() -> PolicyStackBuilder:
+    return PolicyStackBuilder()
+
+
+def gpu_runtime(name: str = "torch-platform", **labels: str) -> RuntimeBuilder:
+    """A torch ClusterTrainingRuntime whose trainer image is ghcr.io/acme's."""
+    runtime = make_runtime(name).torch().trainer(container(image="ghcr.io/acme/torch:2"))
+    for key, value in labels.items():
+        runtime.label(key, value)
+    return runtime
+
+
+def gpu_trainjob(name: str, namespace: str = "team-a", *, gpus: int = 8, nodes: int = 1, runtime: str = "torch-platform") -> TrainJobBuilder:
+    trainjob = make_trainjob(namespace, name).runtime_ref(runtime).num_nodes(nodes)
+    return trainjob.resources(limits={"nvidia.com/gpu": gpus}) if gpus else trainjob

@@ -20,7 +20,10 @@ LAYERS: list[set[str]] = [
     {"yamlio", "loading", "plugins", "status"},
     {"rendering", "blueprints", "functions", "migration"},
     {"local", "resources", "cli", "__main__", "__init__"},
+    {"policy"},  # the policy pack: the Pulumi engine runs it (docs/policy.md); nothing of the package imports it
 ]
+# Imported by nothing else of the package: the console script and the engine load it, and only it needs pulumi-policy.
+NOT_IMPORTED = {"policy"}
 # The initializers run in slim images: nothing else of the package, so no pydantic, no Pulumi.
 ISOLATED = {"initializers"}
 
@@ -69,3 +72,10 @@ def test_a_module_imports_only_its_own_layer_and_those_below(path: Path) -> None
         return
     upward = sorted(other for other in others if other in ISOLATED or layer_of(other) > layer_of(unit))
     assert not upward, f"{path.relative_to(PACKAGE)} ({unit}, layer {layer_of(unit)}) imports upward: {upward}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda path: str(path.relative_to(PACKAGE)))
+def test_no_module_outside_the_policy_pack_imports_it(path: Path) -> None:
+    unit = unit_of(path)
+    if unit not in NOT_IMPORTED:
+        assert not imported_units(path) & NOT_IMPORTED, f"{path.relative_to(PACKAGE)} imports the policy pack"

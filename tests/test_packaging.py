@@ -87,6 +87,14 @@ def test_the_wheel_ships_the_bundled_runtimes(wheel: Path, tmp_path: Path) -> No
     assert int(loaded.stdout) == len(bundled), "an installed package finds its bundled runtimes"
 
 
+def test_the_wheel_ships_the_policy_pack_and_its_console_script(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "pulumi_kubeflow_trainer/policy/pack.py" in names
+    (entry_points,) = [name for name in names if name.endswith(".dist-info/entry_points.txt")]
+    text = zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "kubeflow-trainer-policy = pulumi_kubeflow_trainer.policy.__main__:main" in text
+
+
 def test_the_wheel_declares_ranges_from_the_lowest_tested_version_below_the_next_major(wheel: Path) -> None:
     (name,) = [name for name in zipfile.ZipFile(wheel).namelist() if name.endswith(".dist-info/METADATA")]
     metadata = Parser().parsestr(zipfile.ZipFile(wheel).read(name).decode())
@@ -107,7 +115,8 @@ def test_the_wheel_declares_ranges_from_the_lowest_tested_version_below_the_next
 def test_the_lowest_constraints_cover_every_dependency_and_keep_the_test_tools_pinned() -> None:
     lowest, pinned = _pins("constraints-lowest.txt"), _pins("constraints.txt")
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    library = {_normalised(Requirement(item).name) for item in [*project["dependencies"], *project["optional-dependencies"]["initializers"]]}
+    library = {_normalised(Requirement(item).name) for item in [*project["dependencies"], *project["optional-dependencies"]["initializers"],
+                                                                         *project["optional-dependencies"]["policy"]]}
     test_tools = {_normalised(Requirement(item).name) for item in project["optional-dependencies"]["test"]} - library
     assert library <= set(lowest), "every dependency of the library has its lowest version tested"
     assert {name: lowest[name] for name in test_tools} == {name: pinned[name] for name in test_tools}
