@@ -20,6 +20,7 @@ LAYERS: list[set[str]] = [
     {"yamlio", "loading", "plugins", "status"},
     {"rendering", "blueprints", "functions"},
     {"local", "resources", "cli", "__main__", "__init__"},
+    {"package"},  # the Pulumi package for other languages: a layer over the components that nothing imports
 ]
 # The initializers run in slim images: nothing else of the package, so no pydantic, no Pulumi.
 ISOLATED = {"initializers"}
