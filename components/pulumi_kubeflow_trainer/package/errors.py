@@ -43,6 +43,8 @@ TRAINJOB_PLACES = (
     InputPlace("spec.trainer", "trainer", "trainer"),
     InputPlace("spec.runtimePatches", "runtime_patches", "runtimePatches"),
     InputPlace("spec.runtimeRef.name", "runtime_ref", "runtimeRef"),
+    InputPlace("spec.runtimeRef", "runtime_ref", "runtimeRef"),
+    InputPlace("spec.runtimeRef", "runtime", "runtime"),
     InputPlace("spec.suspend", "suspend", "suspend"),
     InputPlace("spec.managedBy", "managed_by", "managedBy"),
     InputPlace("spec.activeDeadlineSeconds", "active_deadline_seconds", "activeDeadlineSeconds"),
@@ -86,7 +88,7 @@ def property_errors(fields: Sequence[FieldError], given: Mapping[str, Any], plac
     errors: PropertyErrors = []
     for field in fields:
         reason = in_yaml_spelling(field.message)
-        if field.source and not field.source.startswith("TrainJob "):  # about another object: the runtime
+        if field.source.startswith(("ClusterTrainingRuntime", "TrainingRuntime")):  # about the runtime, not the TrainJob
             reason = f"{field.source}: {field.path}: {reason}"
             errors.append({"property_path": "runtime" if given.get("runtime") is not None else "runtimeRef", "reason": reason})
             continue
