@@ -10,8 +10,9 @@ import pulumi
 import pytest
 
 from pulumi_kubeflow_trainer import DatasetInitializerArgs, TrainerArgs
+from pulumi_kubeflow_trainer.blueprints import bundled_runtime
 from pulumi_kubeflow_trainer.package.args import WaitFor
-from pulumi_kubeflow_trainer.package.conversion import plain_numbers, trainjob_kwargs
+from pulumi_kubeflow_trainer.package.conversion import plain_numbers, runtime_kwargs, trainjob_kwargs
 
 
 class Runtime:
@@ -43,6 +44,7 @@ CONVERTED = [
               {"runtime": Runtime("python-runtime"), "runtimes": [Runtime("other"), {"kind": "ClusterTrainingRuntime"}]},
               {"runtime": "python-runtime", "runtimes": ["other", {"kind": "ClusterTrainingRuntime"}]}),
     Converted("inputs not given are left out, so the Python defaults apply", {"suspend": None, "run": "2"}, {"run": "2"}),
+    Converted("the manifest as YAML text is the manifest", {"manifest_yaml": "kind: TrainJob\n"}, {"manifest": "kind: TrainJob\n"}),
 ]
 
 
@@ -65,6 +67,8 @@ REFUSED = [
     Refused("a runtime from another resource's output", {"runtime": pulumi.Output.from_input({"kind": "x"})}, ["runtime"], "a value from another resource"),
     Refused("a reference the host could not resolve (a URN)", {"runtimes": [Runtime("ok"), "urn:pulumi:s::p::kubeflow-trainer:index:TrainJob::job"]},
             ["runtimes[1]"], "not a runtime"),
+    Refused("the manifest twice", {"manifest": {}, "manifest_yaml": "kind: TrainJob"}, ["manifest", "manifestYaml"],
+            "Forbidden: give one of manifest, manifestYaml, not 2"),
     Refused("every refused input at once", {"trainer": {"num_proc_per_node": 0.5}, "wait_timeout_seconds": 1.5},
             ["waitTimeoutSeconds", "trainer.numProcPerNode"]),
 ]
@@ -76,6 +80,14 @@ def test_what_only_the_package_sees_is_refused_under_its_path(case: Refused) -> 
         trainjob_kwargs(case.given, Runtime)
     assert [error["property_path"] for error in raised.value.errors or []] == case.paths
     assert case.reason in (raised.value.errors or [])[0]["reason"]
+
+
+def test_a_runtime_manifest_comes_from_one_of_manifest_manifest_yaml_and_bundled() -> None:
+    assert runtime_kwargs({"bundled": "torch-distributed", "deploy": True}) == {"manifest": bundled_runtime("torch-distributed").to_manifest(), "deploy": True}
+    assert runtime_kwargs({"manifest_yaml": "kind: X", "labels": {"a": "b"}}) == {"manifest": "kind: X", "labels": {"a": "b"}}
+    with pytest.raises(pulumi.InputPropertiesError) as raised:
+        runtime_kwargs({"bundled": "torch-distributed", "manifest": {}})
+    assert [error["property_path"] for error in raised.value.errors or []] == ["manifest", "bundled"]
 
 
 def test_plain_numbers_leave_fractions_and_outputs_alone() -> None:

@@ -28,6 +28,7 @@ PATHS = [
     Path("the runtime's name", "spec.runtimeRef.name", {"runtime_ref": "x"}, "runtimeRef"),
     Path("the dataset secret, a string here", "spec.initializer.dataset.secretRef.name", {"dataset": {}}, "dataset.secretRef"),
     Path("the namespace", "metadata.namespace", {"namespace": "team"}, "namespace"),
+    Path("a field of the manifest given as text", "spec.trainer.numNodes", {"manifest_yaml": "..."}, "manifestYaml"),
     Path("a prefix of another field is no match", "spec.trainerX", {"trainer": {}}, "spec.trainerX"),
 ]
 

@@ -52,9 +52,10 @@ class Mirror:
 
 
 MIRRORS = [
-    Mirror("TrainJob takes every keyword argument of the Python TrainJob", args.TrainJobArgs, python_arguments(resources.TrainJob.__init__)),
-    Mirror("the runtimes take every argument of the Python runtimes, and bundled", args.RuntimeArgs,
-           python_arguments(RuntimeComponent.__init__), frozenset({"bundled"})),
+    Mirror("TrainJob takes every keyword argument of the Python TrainJob, and the manifest as text", args.TrainJobArgs,
+           python_arguments(resources.TrainJob.__init__), frozenset({"manifest_yaml"})),
+    Mirror("the runtimes take every argument of the Python runtimes, and the manifest as text or a bundled name", args.RuntimeArgs,
+           python_arguments(RuntimeComponent.__init__), frozenset({"manifest_yaml", "bundled"})),
     Mirror("Trainer has every field of TrainerArgs", args.Trainer, python_fields(resources.TrainerArgs)),
     Mirror("DatasetInitializer has every field of DatasetInitializerArgs", args.DatasetInitializer, python_fields(resources.DatasetInitializerArgs)),
     Mirror("ModelInitializer has every field of ModelInitializerArgs", args.ModelInitializer, python_fields(resources.ModelInitializerArgs)),

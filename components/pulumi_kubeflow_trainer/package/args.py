@@ -63,6 +63,8 @@ class TrainJobArgs(TypedDict, total=False):
 
     manifest: dict[str, pulumi.Input[Any]]
     """The TrainJob as an object in the Kubernetes shape (`apiVersion`, `kind`, `metadata`, `spec`); the other inputs override its parts. Leaf values may come from other resources."""
+    manifest_yaml: str
+    """The TrainJob as YAML text (`fn::readFile: trainjob.yaml`), instead of `manifest`."""
     runtime: Any
     """The runtime to render against: a `ClusterTrainingRuntime` or `TrainingRuntime` of this package (`${torch}`), or a runtime manifest object. Without it, `runtimeRef` (or the manifest's `spec.runtimeRef`) is looked up in `runtimes`, then among the runtimes bundled with the library."""
     runtimes: list[Any]
@@ -108,8 +110,10 @@ class RuntimeArgs(TypedDict, total=False):
 
     manifest: dict[str, Any]
     """The runtime as an object in the Kubernetes shape; the other inputs override its parts. Runtimes are blueprints: plain values only, no values from other resources."""
+    manifest_yaml: str
+    """The runtime as YAML text (`fn::readFile: runtime.yaml`: the Python components' `.from_file(path)`), instead of `manifest`."""
     bundled: str
-    """The `metadata.name` of a runtime bundled with the library (`torch-distributed`, ...), used as the manifest (the Python components' `.bundled(name)`)."""
+    """The `metadata.name` of a runtime bundled with the library (`torch-distributed`, ...), used as the manifest (the Python components' `.bundled(name)`); instead of `manifest`."""
     ml_policy: dict[str, Any]
     """`spec.mlPolicy`."""
     pod_group_policy: dict[str, Any]

@@ -20,7 +20,7 @@ from pulumi.resource import DependencyResource
 from .. import resources
 from ..resources.runtime import RuntimeComponent
 from .args import RuntimeArgs, TrainJobArgs
-from .conversion import bundled_manifest, runtime_kwargs, trainjob_kwargs
+from .conversion import runtime_kwargs, trainjob_kwargs
 from .errors import RUNTIME_PLACES, TRAINJOB_PLACES, reported_as_properties
 
 PACKAGE = "kubeflow-trainer"
@@ -43,8 +43,6 @@ class PackageRuntime(pulumi.ComponentResource):
         super().__init__(self._token, name, {}, opts)
         with reported_as_properties(args, RUNTIME_PLACES):
             kwargs = runtime_kwargs(args)
-            if args.get("bundled") is not None:
-                kwargs.setdefault("manifest", bundled_manifest(args["bundled"]))
             self.runtime = self._implementation(name, **kwargs, opts=pulumi.ResourceOptions(parent=self))
         self.runtime_name = self.runtime.runtime_name
         self.manifest = self.runtime.manifest

@@ -21,9 +21,11 @@ from .errors import camel
 PropertyErrors = list[pulumi.InputPropertyErrorDetails]
 _WHOLE = {"num_nodes", "num_proc_per_node", "active_deadline_seconds", "wait_timeout_seconds"}
 # Passed as given (after whole numbers): plain values, leaf Outputs, or objects in the Kubernetes shape.
-_AS_GIVEN = ("manifest", "runtime_ref", "runtime_patches", "job_name", "namespace", "suspend", "managed_by",
+_AS_GIVEN = ("runtime_ref", "runtime_patches", "job_name", "namespace", "suspend", "managed_by",
              "active_deadline_seconds", "queue_name", "wait_timeout_seconds", "runtime_snapshot", "controller",
              "run", "runtime_pin")
+
+_MANIFESTS = ("manifest", "manifest_yaml", "bundled")
 
 
 class PackageRuntime(Protocol):
@@ -68,6 +70,9 @@ def trainjob_kwargs(args: Mapping[str, Any], runtime_type: type[PackageRuntime])
     """The Python TrainJob's keyword arguments; InputPropertiesError for what only this layer can see."""
     errors: PropertyErrors = []
     kwargs = {key: whole_number(args[key], camel(key), errors) for key in _AS_GIVEN if args.get(key) is not None}
+    source = one_source(args, ("manifest", "manifest_yaml"), errors)
+    if source is not None:
+        kwargs["manifest"] = plain_numbers(args[source])
     if args.get("runtime") is not None:
         kwargs["runtime"] = runtime_input(args["runtime"], "runtime", runtime_type, errors)
     if args.get("runtimes") is not None:
@@ -86,18 +91,35 @@ def trainjob_kwargs(args: Mapping[str, Any], runtime_type: type[PackageRuntime])
 
 
 def runtime_kwargs(args: Mapping[str, Any]) -> dict[str, Any]:
-    """The Python runtime component's arguments (`manifest` from `bundled` is the caller's)."""
-    return {key: plain_numbers(value) for key, value in args.items() if value is not None and key != "bundled"}
+    """The Python runtime component's arguments; the manifest from `manifest`, `manifestYaml` or `bundled`
+    (the manifest `RuntimeComponent.bundled(name)` passes)."""
+    errors: PropertyErrors = []
+    kwargs = {key: plain_numbers(value) for key, value in args.items() if value is not None and key not in _MANIFESTS}
+    source = one_source(args, _MANIFESTS, errors)
+    manifest = _bundled_manifest(args[source], errors) if source == "bundled" else plain_numbers(args[source]) if source else None
+    if errors:
+        raise pulumi.InputPropertiesError("invalid input", errors)
+    return {**kwargs, "manifest": manifest} if manifest is not None else kwargs
 
 
-def bundled_manifest(name: str) -> dict[str, Any]:
-    """The manifest of a bundled runtime, as `RuntimeComponent.bundled(name)` takes it."""
+def one_source(args: Mapping[str, Any], sources: tuple[str, ...], errors: PropertyErrors) -> str | None:
+    """Which of the inputs `sources` (ways to give the manifest) is given, if any; several is an error at each."""
+    given = [source for source in sources if args.get(source) is not None]
+    if len(given) > 1:
+        wanted = ", ".join(camel(source) for source in sources)
+        errors += [{"property_path": camel(source), "reason": f"Forbidden: give one of {wanted}, not {len(given)}"} for source in given]
+        return None
+    return given[0] if given else None
+
+
+def _bundled_manifest(name: str, errors: PropertyErrors) -> dict[str, Any] | None:
     from ..blueprints import bundled_runtime
 
     try:
         return bundled_runtime(name).to_manifest()
     except TrainerError as error:
-        raise pulumi.InputPropertiesError("invalid input", [{"property_path": "bundled", "reason": str(error)}]) from None
+        errors.append({"property_path": "bundled", "reason": f"Invalid value: {name!r}: {error}"})
+        return None
 
 
 def _fields(given: Mapping[str, Any], path: str, errors: PropertyErrors) -> dict[str, Any]:

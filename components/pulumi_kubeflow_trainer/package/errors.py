@@ -75,7 +75,9 @@ def input_path(field: str, given: Mapping[str, Any], places: Sequence[InputPlace
     for place in places:
         if (field == place.field or field.startswith((f"{place.field}.", f"{place.field}["))) and given.get(place.argument) is not None:
             return place.path + field[len(place.field):]
-    return f"manifest.{field}" if given.get("manifest") is not None else field
+    if given.get("manifest") is not None:
+        return f"manifest.{field}"
+    return "manifestYaml" if given.get("manifest_yaml") is not None else field
 
 
 def in_yaml_spelling(message: str) -> str:
@@ -92,8 +94,13 @@ def property_errors(fields: Sequence[FieldError], given: Mapping[str, Any], plac
             reason = f"{field.source}: {field.path}: {reason}"
             errors.append({"property_path": "runtime" if given.get("runtime") is not None else "runtimeRef", "reason": reason})
             continue
-        errors.append({"property_path": input_path(field.path, given, places), "reason": reason})
+        errors.append(_property_error(field.path, reason, given, places))
     return errors
+
+
+def _property_error(field: str, reason: str, given: Mapping[str, Any], places: Sequence[InputPlace]) -> pulumi.InputPropertyErrorDetails:
+    path = input_path(field, given, places)
+    return {"property_path": path, "reason": f"{field}: {reason}" if path == "manifestYaml" else reason}
 
 
 def message_errors(message: str, given: Mapping[str, Any], places: Sequence[InputPlace]) -> PropertyErrors:
@@ -108,7 +115,7 @@ def message_errors(message: str, given: Mapping[str, Any], places: Sequence[Inpu
         if path in given:
             errors.append({"property_path": camel(path), "reason": reason})
         elif path.split(".")[0].split("[")[0] in ("apiVersion", "kind", "metadata", "spec"):
-            errors.append({"property_path": input_path(path, given, places), "reason": reason})
+            errors.append(_property_error(path, reason, given, places))
     return errors
 
 
