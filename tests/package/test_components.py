@@ -65,6 +65,14 @@ def test_bad_input_is_a_property_error_at_the_input_path(mocks: RecordingMocks, 
     assert error["property_path"] == path and reason in error["reason"]
 
 
+def test_a_count_from_another_resource_is_refused_at_its_path(mocks: RecordingMocks):
+    """Values that decide what is rendered must be plain, as in Python; a YAML `${res.output}` is an Output."""
+    with pytest.raises(pulumi.InputPropertiesError) as raised:
+        TrainJob("bad", {"runtime_ref": "torch-distributed", "trainer": {"num_nodes": pulumi.Output.from_input(2)}})
+    (error,) = raised.value.errors or []
+    assert error["property_path"] == "trainer.numNodes" and "Invalid value: a Pulumi Output" in error["reason"]
+
+
 def test_an_unknown_bundled_runtime_is_a_property_error(mocks: RecordingMocks):
     with pytest.raises(pulumi.InputPropertiesError) as raised:
         ClusterTrainingRuntime("torch", {"bundled": "no-such-runtime"})
