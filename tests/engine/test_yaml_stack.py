@@ -1,7 +1,8 @@
 """The Pulumi YAML example (stacks/yaml) through the real engine, the YAML language host and the
 component package's plugin, on the render target: it previews and ups, a second preview is empty, its
 manifests are the bytes a Python program with the same inputs renders, a change previews as in Python,
-bad input stops the preview with the field path, and `pulumi package get-schema` prints schema.json."""
+bad input stops the preview with the field path, destroy removes what up rendered, and `pulumi package
+get-schema` prints schema.json."""
 
 from __future__ import annotations
 
@@ -139,7 +140,7 @@ def deterministic(text: str) -> str:
     return json.dumps({**document, "data": dict.fromkeys(document.get("data") or {}, "<generated per stack>")}, sort_keys=True)
 
 
-def test_a_change_previews_as_in_python_and_bad_input_stops_the_preview_with_the_field_path(deployed: Any) -> None:
+def test_a_change_previews_as_in_python_bad_input_stops_the_preview_with_the_field_path_and_destroy_cleans_up(deployed: Any) -> None:
     deployed.stack.set_config("numNodes", auto.ConfigValue("3"))
     _, steps = deployed.preview()
     assert {op for op, urn in steps if urn.endswith(JOBSET)} & {"replace", "create-replacement", "delete-replaced"}, f"numNodes replaces the JobSet: {steps}"
@@ -161,6 +162,9 @@ def test_a_change_previews_as_in_python_and_bad_input_stops_the_preview_with_the
     assert "kubeflow-trainer:index:TrainJob resource 'torch-quickstart' has a problem: invalid input" in message
     assert 'property trainer.resourcesPerNode.limits.cpu with value "lots" has a problem: Invalid value: "lots"' in message
     assert "Traceback" not in message and 'File "' not in message, "no Python stack from inside the provider"
+
+    deployed.stack.destroy(on_output=deployed.out, color="never")
+    assert list((deployed.render_dir / "1-manifest").glob("*.yaml")) == [], "destroy removes every rendered manifest"
 
 
 def test_get_schema_through_the_plugin_prints_the_checked_in_schema(yaml_bin: Path, tmp_path: Path) -> None:
