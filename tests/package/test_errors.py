@@ -9,7 +9,7 @@ import pulumi
 import pytest
 
 from pulumi_kubeflow_trainer.framework.errors import FieldError, TrainerError, TrainJobInvalidError
-from pulumi_kubeflow_trainer.package.errors import RUNTIME_PLACES, TRAINJOB_PLACES, in_yaml_spelling, input_path, reported_as_properties
+from pulumi_kubeflow_trainer.package.errors import RUNTIME_PLACES, TRAINJOB_PLACES, in_package_spelling, input_path, reported_as_properties
 from pulumi_kubeflow_trainer.resources.errors import invalid_input
 
 
@@ -44,7 +44,7 @@ def test_runtime_paths_follow_the_runtime_inputs() -> None:
 
 def test_messages_name_the_arguments_as_the_package_spells_them() -> None:
     text = "pass it as runtime=<the runtime component>, or change runtime_pin; runtime_ref stays, train_t5.py too"
-    assert in_yaml_spelling(text) == "pass it as runtime: <the runtime component>, or change runtimePin; runtimeRef stays, train_t5.py too"
+    assert in_package_spelling(text) == "pass it as runtime: <the runtime component>, or change runtimePin; runtimeRef stays, train_t5.py too"
 
 
 def test_field_errors_become_property_errors_with_the_input_paths() -> None:

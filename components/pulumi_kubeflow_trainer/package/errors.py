@@ -18,7 +18,7 @@ from typing import Any
 
 import pulumi
 
-from ..framework.errors import FieldError, TrainerError
+from ..framework.errors import FieldError
 from ..resources.errors import InvalidInputError
 from .args import RuntimeArgs, TrainJobArgs
 
@@ -80,7 +80,7 @@ def input_path(field: str, given: Mapping[str, Any], places: Sequence[InputPlace
     return "manifestYaml" if given.get("manifest_yaml") is not None else field
 
 
-def in_yaml_spelling(message: str) -> str:
+def in_package_spelling(message: str) -> str:
     """A message of the Python components with their argument names as the package spells them
     (`runtime_pin` -> `runtimePin`, `runtime=<...>` -> `runtime: <...>`)."""
     return _PYTHON_ARGUMENT.sub(lambda match: camel(match.group(1)) + (": " if match.group(2) else ""), message)
@@ -89,7 +89,7 @@ def in_yaml_spelling(message: str) -> str:
 def property_errors(fields: Sequence[FieldError], given: Mapping[str, Any], places: Sequence[InputPlace]) -> PropertyErrors:
     errors: PropertyErrors = []
     for field in fields:
-        reason = in_yaml_spelling(field.message)
+        reason = in_package_spelling(field.message)
         if field.source.startswith(("ClusterTrainingRuntime", "TrainingRuntime")):  # about the runtime, not the TrainJob
             reason = f"{field.source}: {field.path}: {reason}"
             errors.append({"property_path": "runtime" if given.get("runtime") is not None else "runtimeRef", "reason": reason})
@@ -111,7 +111,7 @@ def message_errors(message: str, given: Mapping[str, Any], places: Sequence[Inpu
         match = _LINE.match(line)
         if match is None:
             continue
-        path, reason = match.group("path"), in_yaml_spelling(match.group("message"))
+        path, reason = match.group("path"), in_package_spelling(match.group("message"))
         if path in given:
             errors.append({"property_path": camel(path), "reason": reason})
         elif path.split(".")[0].split("[")[0] in ("apiVersion", "kind", "metadata", "spec"):
@@ -127,7 +127,4 @@ def reported_as_properties(given: Mapping[str, Any], places: Sequence[InputPlace
     except InvalidInputError as error:
         header, _, body = str(error).partition("\n")
         errors = property_errors(error.fields, given, places) if error.fields else message_errors(body, given, places)
-        raise pulumi.InputPropertiesError("invalid input" if errors else in_yaml_spelling(body or header), errors) from None
-    except TrainerError as error:  # raised before a component exists
-        errors = message_errors(str(error), given, places)
-        raise pulumi.InputPropertiesError("invalid input" if errors else in_yaml_spelling(str(error)), errors) from None
+        raise pulumi.InputPropertiesError("invalid input" if errors else in_package_spelling(body or header), errors) from None
