@@ -21,9 +21,11 @@ LAYERS: list[set[str]] = [
     {"rendering", "blueprints", "functions", "migration"},
     {"local", "resources", "cli", "__main__", "__init__"},
     {"policy"},  # the policy pack: the Pulumi engine runs it (docs/policy.md); nothing of the package imports it
+    {"package"},  # the Pulumi package for other languages: a layer over the components that nothing imports
 ]
-# Imported by nothing else of the package: the console script and the engine load it, and only it needs pulumi-policy.
-NOT_IMPORTED = {"policy"}
+# Imported by nothing else of the package: the engine loads them (the policy pack through its console script, the
+# component package through its plugin executable), and only the pack needs pulumi-policy.
+NOT_IMPORTED = {"policy", "package"}
 # The initializers run in slim images: nothing else of the package, so no pydantic, no Pulumi.
 ISOLATED = {"initializers"}
 
@@ -75,7 +77,7 @@ def test_a_module_imports_only_its_own_layer_and_those_below(path: Path) -> None
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda path: str(path.relative_to(PACKAGE)))
-def test_no_module_outside_the_policy_pack_imports_it(path: Path) -> None:
+def test_no_module_imports_the_policy_pack_or_the_component_package(path: Path) -> None:
     unit = unit_of(path)
     if unit not in NOT_IMPORTED:
-        assert not imported_units(path) & NOT_IMPORTED, f"{path.relative_to(PACKAGE)} imports the policy pack"
+        assert not imported_units(path) & NOT_IMPORTED, f"{path.relative_to(PACKAGE)} imports {sorted(imported_units(path) & NOT_IMPORTED)}"

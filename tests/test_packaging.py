@@ -95,6 +95,13 @@ def test_the_wheel_ships_the_policy_pack_and_its_console_script(wheel: Path) -> 
     assert "kubeflow-trainer-policy = pulumi_kubeflow_trainer.policy.__main__:main" in text
 
 
+def test_the_wheel_ships_the_component_package_with_its_executable_plugin(wheel: Path) -> None:
+    entries = {info.filename: info for info in zipfile.ZipFile(wheel).infolist()}
+    plugin = entries["pulumi_kubeflow_trainer/package/pulumi-resource-kubeflow-trainer"]
+    assert (plugin.external_attr >> 16) & 0o111, "the engine executes the plugin: it keeps its exec bit"
+    assert "pulumi_kubeflow_trainer/package/schema.json" in entries
+
+
 def test_the_wheel_declares_ranges_from_the_lowest_tested_version_below_the_next_major(wheel: Path) -> None:
     (name,) = [name for name in zipfile.ZipFile(wheel).namelist() if name.endswith(".dist-info/METADATA")]
     metadata = Parser().parsestr(zipfile.ZipFile(wheel).read(name).decode())

@@ -49,16 +49,19 @@ def up_env(engine_env: dict[str, str], engine_bin: Path) -> dict[str, str]:
     return {**engine_env, "PULUMI_KFT_BIN": str(engine_bin), "PULUMI_KFT_UP_PYTHON": sys.executable}
 
 
-def test_tools_up_renders_the_example_and_writes_no_tracked_file(engine_env, engine_bin, tmp_path):
+@pytest.mark.parametrize("example", ["dev", "yaml"], ids=["the dev example", "the Pulumi YAML example (docs/yaml.md)"])
+def test_tools_up_renders_the_example_and_writes_no_tracked_file(engine_env, engine_bin, tmp_path, example):
     checkout = checkout_copy(tmp_path)
     env = up_env(engine_env, engine_bin)
 
-    tools_up(checkout, env, "dev")
-    assert sorted((checkout / "out" / "dev" / "1-manifest").glob("*.yaml")), "the manifests are rendered"
+    tools_up(checkout, env, example)
+    assert sorted((checkout / "out" / example / "1-manifest").glob("*.yaml")), "the manifests are rendered"
     assert git(checkout, "status", "--porcelain") == "", "the first run (it creates the stack) writes no tracked file"
 
-    tools_up(checkout, env, "dev")
+    second = tools_up(checkout, env, example)
     assert git(checkout, "status", "--porcelain") == "", "the next run writes no tracked file either"
+    if example == "yaml":
+        assert "17 unchanged" in second.stdout, "the YAML example's second run changes nothing"
 
 
 @pytest.mark.cluster

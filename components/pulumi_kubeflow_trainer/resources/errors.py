@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pulumi
 
+from ..framework.errors import FieldError, TrainJobInvalidError
 
-def invalid_input(component: pulumi.Resource | tuple[str, str], error: Exception | str) -> pulumi.RunError:
+
+class InvalidInputError(pulumi.RunError):
+    """A RunError (the program ends with just its message) that keeps the rejected fields, for a caller that
+    reports them its own way: the component package (package/) as the engine's property errors."""
+
+    def __init__(self, message: str, fields: Sequence[FieldError] = ()) -> None:
+        super().__init__(message)
+        self.fields = tuple(fields)
+
+
+def invalid_input(component: pulumi.Resource | tuple[str, str], error: Exception | str) -> InvalidInputError:
     """`component` is the component, or its (type, name) when the error comes before it is registered."""
     type_, name = component if isinstance(component, tuple) else (component._type, component._name)  # noqa: SLF001
     # RunError ends the program with just this message: every field path and value, one per line.
-    return pulumi.RunError(f"{type_} {name}: invalid input:\n{error}")
+    fields = error.errors if isinstance(error, TrainJobInvalidError) else ()
+    return InvalidInputError(f"{type_} {name}: invalid input:\n{error}", fields)
