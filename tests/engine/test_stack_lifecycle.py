@@ -41,21 +41,34 @@ def image_of(stack: InlineStack, trainjob: str) -> str:
     return jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["image"]
 
 
+TEXT = "clustertrainingruntime-torch-platform-"  # the stash of one revision's text, shared by its TrainJobs
+
+
 def not_same(steps: dict[str, str]) -> dict[str, str]:
-    return {name: op for name, op in steps.items() if op != "same"}
+    """The steps that change something, a revision's text as `text` (its digest is the runtime's)."""
+    return {("text" if name.startswith(TEXT) else name): op for name, op in steps.items() if op != "same"}
+
+
+def texts(steps: dict[str, str]) -> dict[str, str]:
+    return {name.removeprefix(TEXT): op for name, op in steps.items() if name.startswith(TEXT)}
 
 
 def test_a_runtime_edit_reaches_new_trainjobs_only_and_re_runs_and_moves_replace_one_jobset(engine_env, engine_bin, tmp_path):
+    """The state keeps each TrainJob's revision (`<name>-runtime`) and the text of each revision a TrainJob
+    keeps, once (revisions.py)."""
     stack = InlineStack("lifecycle", training_stack, engine_env, engine_bin, tmp_path)
-    stack.up()
-    assert image_of(stack, "existing") == IMAGE_V1
+    first = texts(stack.steps("up")[0])
+    assert image_of(stack, "existing") == IMAGE_V1 and list(first.values()) == ["create"]
+    (v1,) = first
 
     # The platform team bumps the image; a data scientist adds a TrainJob in the same update.
     stack.settings.update(image=IMAGE_V2, trainjobs=["existing", "added"])
     steps, printed = stack.steps("preview")
     assert not_same(steps) == {"added": "create", "added-runtime": "create", "added-podgroup": "create",
-                               "added-jobset": "create"}, "the existing TrainJob's children are all `same`"
+                               "added-jobset": "create", "text": "create"}, "the existing TrainJob's children are all `same`"
     assert steps["existing-jobset"] == steps["existing-podgroup"] == steps["existing-runtime"] == "same"
+    assert texts(steps)[v1] == "same", "the text of the revision existing keeps stays"
+    (v2,) = set(texts(steps)) - {v1}
     assert "ClusterTrainingRuntime torch-platform is at revision " in printed
     assert "it applies to new TrainJobs; 1 existing TrainJob of this stack keeps revision " in printed
     assert "(existing); change runtime_pin on a TrainJob to move it" in printed
@@ -79,7 +92,9 @@ def test_a_runtime_edit_reaches_new_trainjobs_only_and_re_runs_and_moves_replace
     # Move `existing` to the runtime's current revision: it runs again, with the new image.
     stack.settings["pin"] = {"existing": "2026-12"}
     steps, _ = stack.steps("preview")
-    assert not_same(steps) == {"existing-runtime": "replace", "existing-jobset": "replace", "existing-podgroup": "replace"}
+    assert not_same(steps) == {"existing-runtime": "replace", "existing-jobset": "replace", "existing-podgroup": "replace",
+                               "text": "delete"}
+    assert texts(steps) == {v1: "delete", v2: "same"}, "no TrainJob keeps the old revision: its text goes"
     stack.up()
     assert image_of(stack, "existing") == IMAGE_V2
     steps, printed = stack.steps("preview")
@@ -107,6 +122,7 @@ def test_in_controller_mode_a_runtime_edit_updates_the_runtime_object_and_says_t
     assert not_same(steps) == {
         "torch-platform-clustertrainingruntime": "update",  # the runtime object the controller reads
         "added": "create", "added-runtime": "create", "added-trainjob": "create", "added-prediction": "create",
+        "text": "create",
     }, "the existing TrainJob object is left as it is"
     assert "the Trainer controller uses it for TrainJobs it creates and re-applies it to suspended ones" in printed
     assert "1 existing TrainJob of this stack was created with revision " in printed and "(existing)" in printed

@@ -132,7 +132,7 @@ class TrainJob(TrainJobOutputs, pulumi.ComponentResource):
                                            jobset_hooks, self._user_suspend(), self._queued_timeout, run)
         self._children = Children()
         self.resources = self._children.resources
-        revisions.program_report().expect(self._revision)
+        revisions.program_revisions().report.expect(self._revision)
         self._registered = pulumi.Output.from_input(self._register(name, manifests, runtime_pin))
         self.register_outputs({})
 
@@ -142,18 +142,22 @@ class TrainJob(TrainJobOutputs, pulumi.ComponentResource):
         Runs after the program's own code: the SDK then finds no `__init__` of a resource on the stack and
         stores no call stack with these resources (about 2 KB each in the state, written on every step)."""
         pin = revisions.pin(name, self._revision, self._identity(), runtime_pin, self)
-        pinned = RuntimeRevision.from_record(await pin.output.future()) or self._revision  # None: unit-test mocks
-        revisions.program_report().settle(self._revision, pinned, self.trainjob.name, self._controller is not None,
-                                          self._runtime_component)
-        if pinned.revision != self._revision.revision:
-            manifests = self._render_pinned(pinned)
+        revision = await revisions.kept_revision(pin, self._revision)
+        revisions.program_revisions().report.settle(self._revision, revision, self.trainjob.name,
+                                                    self._controller is not None, self._runtime_component)
+        try:
+            kept = await revisions.kept_text(self._revision, revision)
+        except ValueError as error:
+            raise invalid_input(self, error) from None
+        if kept.revision != self._revision.revision:
+            manifests = self._render_pinned(kept)
         if self._controller is not None:  # the controller made the TrainJob's objects from the runtime of then, too
             self._controller.expected = controller_mode.prediction([self._placeholders.reveal(m) for m in manifests])
             self.resources.update(self._controller.register(self, name))
-            return pinned.revision
-        self._children = register_children(self, self.trainjob, manifests, self._placeholders, self._child_options, pinned.revision)
+            return revision
+        self._children = register_children(self, self.trainjob, manifests, self._placeholders, self._child_options, revision)
         self.resources.update(self._children.resources)
-        return pinned.revision
+        return revision
 
     def _render_pinned(self, pinned: RuntimeRevision) -> list[dict[str, Any]]:
         """The children against the revision the TrainJob keeps, not the runtime's current text."""
