@@ -24,9 +24,9 @@ from typing import Any, Literal, get_args
 import pulumi
 
 from ..status import compute_status
+from ..watch.kubeclient import KubeconfigSettings
 from .admission import QUEUED_STATES, read_jobset_admission
 from .cluster_access import provider_settings
-from .kubeapi import KubeconfigSettings
 
 WaitFor = Literal["none", "completed"]
 WAIT_FOR: tuple[WaitFor, ...] = get_args(WaitFor)
