@@ -21,6 +21,7 @@ from .local import cli as local_cli
 from .rendering import Renderer
 from .ssh import seeded_key_generator
 from .status import compute_status
+from .watch import cli as watch_cli
 from .yamlio import dump_all
 
 
@@ -46,6 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("--old", action="append", type=Path, metavar="FILE", help="the TrainJobs before the update")
     status.add_argument("--now", type=_moment, help="the time to evaluate deadlines at (RFC 3339; default: now)")
     local_cli.add_arguments(commands.add_parser("run-local", help="run a TrainJob's Pods as local processes"))
+    watch_cli.add_parsers(commands)  # list, get, logs, wait: a cluster's TrainJobs
     return parser
 
 
@@ -155,7 +157,7 @@ def _warn(warnings: Sequence[str]) -> None:
         print(f"warning: {message}", file=sys.stderr)
 
 
-COMMANDS = {"render": run_render, "validate": run_validate, "status": run_status, "run-local": local_cli.run}
+COMMANDS = {"render": run_render, "validate": run_validate, "status": run_status, "run-local": local_cli.run, **watch_cli.COMMANDS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -6,3 +6,8 @@ TrainJob objects in controller mode), derives their state with `status.compute_s
 Pods, logs and events, names why one fails or waits, and offers the Kubeflow SDK's read methods
 (`TrainerClient`). The `trainjob list|get|logs|wait` commands are in `watch/cli.py`.
 """
+
+from .client import TrainerClient
+from .kubeclient import KubeAPI, KubeAPIError, KubeconfigSettings
+
+__all__ = ["KubeAPI", "KubeAPIError", "KubeconfigSettings", "TrainerClient"]
