@@ -20,8 +20,10 @@ class RecordedAPI:
         self.url = ""
 
     def answer(self, path: str) -> Answer:
-        """The answer for a path with its query, else for the path alone, else 404 as the API server says it."""
-        found = self.answers.get(path) or self.answers.get(path.split("?", 1)[0])
+        """The answer for a path with its query, else for the path alone, else 404 as the API server says it.
+        Compared without case: client versions spell a boolean query value True or true."""
+        answers = {key.lower(): value for key, value in self.answers.items()}
+        found = answers.get(path.lower()) or answers.get(path.split("?", 1)[0].lower())
         return found or (404, {"kind": "Status", "status": "Failure", "reason": "NotFound", "code": 404,
                                "message": f"{path.split('?', 1)[0]} not found"})
 
