@@ -4,9 +4,8 @@ The cluster: `--kubeconfig` (else $KUBECONFIG, else ~/.kube/config, else in-clus
 the namespace: `-n`, else the context's; `-A` for all (list). `-o json|yaml` prints the data
 (details.py) for scripts; the default is a table that fits the terminal.
 
-`wait` exits 0 when the TrainJob is Complete (or reached the state asked with --for), 3 when it
-Failed, 4 when the timeout passed first; 1 for an error (cannot read the cluster, no such
-TrainJob), as every command.
+`wait` returns when the TrainJob is Complete (exit status 0) or Failed (3), or when the timeout
+passed first (4); 1 is an error (cannot read the cluster, no such TrainJob), as for every command.
 """
 
 from __future__ import annotations
@@ -29,7 +28,6 @@ from .trainjobs import STATES, LiveTrainJob, find, find_all
 from .waiting import wait_for_state
 
 FAILED_EXIT, TIMED_OUT_EXIT = 3, 4
-WAIT_FOR = {"complete": (COMPLETE,), "failed": (FAILED,), "finished": (COMPLETE, FAILED)}
 
 
 def add_parsers(commands: Any) -> None:
@@ -52,8 +50,6 @@ def add_parsers(commands: Any) -> None:
     logs.add_argument("-f", "--follow", action="store_true", help="stream the log (waits for the Pod to start)")
     logs.add_argument("--previous", action="store_true", help="the log of the container's previous run (after a restart)")
     logs.add_argument("--tail", type=int, metavar="LINES", help="the last LINES lines only")
-    wait.add_argument("--for", dest="wait_for", choices=sorted(WAIT_FOR), default="finished",
-                      help="complete, failed or finished (either; default)")
     wait.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="give up after this long (default 600)")
 
 
@@ -97,21 +93,17 @@ def run_logs(args: argparse.Namespace) -> int:
 
 def run_wait(args: argparse.Namespace) -> int:
     api, namespace = _api(args)
-    states = WAIT_FOR[args.wait_for]
-    job, reached = wait_for_state(api, namespace, args.name, states, timeout=args.timeout, on_poll=_progress(args))
-    found = details(api, job) if not reached or job.state == FAILED else summary(job)
+    job, finished = wait_for_state(api, namespace, args.name, (COMPLETE, FAILED), timeout=args.timeout, on_poll=_progress(args))
+    found = summary(job) if job.state == COMPLETE else details(api, job)
     if args.output != "table":
         _print_data(found, args.output)
-    elif reached:
-        print(f"TrainJob {namespace}/{job.name}: {job.state}")
     else:
-        verb = "still" if job.state != FAILED else "ended"
-        print(f"TrainJob {namespace}/{job.name}: {verb} {job.state}" + ("" if job.state == FAILED else f" after {args.timeout:g} s"))
+        print(f"TrainJob {namespace}/{job.name}: {job.state}" + ("" if finished else f" still, after {args.timeout:g} s"))
         for hint in found.get("hints") or []:
             print(_hint_text(hint))
-    if reached:
-        return 0
-    return FAILED_EXIT if job.state == FAILED else TIMED_OUT_EXIT
+    if not finished:
+        return TIMED_OUT_EXIT
+    return 0 if job.state == COMPLETE else FAILED_EXIT
 
 
 def _progress(args: argparse.Namespace) -> Callable[[LiveTrainJob], None]:

@@ -3,7 +3,7 @@ the cluster, or, for a TrainJob rendered by this library, from its JobSet.
 
 A rendered TrainJob's runtime is no object in the cluster (unless deployed with `deploy=True`): its
 name is read from the TrainJob's runtime snapshot ConfigMap when it has one (`runtime_snapshot=True`),
-else it is "unknown", and the trainer is described from the JobSet's trainer container.
+else it is "Unknown", and the trainer is described from the JobSet's trainer container.
 """
 
 from __future__ import annotations
