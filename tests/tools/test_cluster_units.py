@@ -118,6 +118,8 @@ def test_kwok_yaml_fails_pods_by_the_documented_markers():
     assert any(f'select(.name == "{kwok.IMAGE_PULL_ENV}")' in e["key"] for e in pull["spec"]["selector"]["matchExpressions"])
     assert any(f'select(.name == "{kwok.IMAGE_PULL_ENV}")' in e["key"] and e["operator"] == "DoesNotExist"
                for e in stages["pod-ready"]["spec"]["selector"]["matchExpressions"]), "such a Pod never becomes Running"
+    complete = [e["key"] for e in stages["pod-complete"]["spec"]["selector"]["matchExpressions"] if e["operator"] == "DoesNotExist"]
+    assert all(any(f'select(.name == "{env}")' in key for key in complete) for env in (kwok.OOM_ENV, kwok.KEEP_RUNNING_ENV))
 
 
 def test_kwok_serves_the_log_files_for_every_pod(tmp_path: Path):

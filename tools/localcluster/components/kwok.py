@@ -1,8 +1,9 @@
 """kwok: runs the fake nodes labelled kwok.x-k8s.io/node=fake and their Pods, by the Stages of
 files/kwok.yaml (Running when bound, Succeeded about 1 s later if owned by a Job, Failed instead
 when marked with FAIL_KEY or FAIL_ENV, OOMKilled with OOM_ENV, stuck pulling its image with
-IMAGE_PULL_ENV), and serves their logs (files/kwok-logs.yaml) as a kubelet does: on the node port,
-over TLS (the webhook cert, issued for 127.0.0.1), where the API server asks for `pods/log`."""
+IMAGE_PULL_ENV, Running until deleted with KEEP_RUNNING_ENV), and serves their logs
+(files/kwok-logs.yaml) as a kubelet does: on the node port, over TLS (the webhook cert, issued for
+127.0.0.1), where the API server asks for `pods/log`."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ FAIL_KEY = "kwok.kubeflow-trainer.test/fail"  # label or annotation, "true": the
 FAIL_ENV = "KWOK_FAIL"  # a container with this variable (any value): the Pod fails
 OOM_ENV = "KWOK_OOM"  # ... the Pod fails, its containers OOMKilled (exit code 137)
 IMAGE_PULL_ENV = "KWOK_IMAGE_PULL"  # ... the Pod stays Pending, its containers in ErrImagePull
+KEEP_RUNNING_ENV = "KWOK_KEEP_RUNNING"  # ... the Pod stays Running (a training in progress)
 LOG_FILES = ("kwok-pod.log", "kwok-pod-previous.log")  # files/, copied to DIR/config/
 
 
