@@ -38,6 +38,7 @@ def finished(kind: str, reason: str, message: str) -> dict[str, Any]:
 
 
 RUNNING = {"replicatedJobsStatus": [{"name": "node", "active": 1, "ready": 1, "succeeded": 0, "failed": 0, "suspended": 0}]}
+PENDING_PODS = {"replicatedJobsStatus": [{"name": "node", "active": 1, "ready": 0, "succeeded": 0, "failed": 0, "suspended": 0}]}
 
 
 def pod(jobset_name: str, job: str, index: int, *, phase: str = "Running", statuses: list[dict[str, Any]] | None = None,

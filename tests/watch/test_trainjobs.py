@@ -10,7 +10,7 @@ from pulumi_kubeflow_trainer.watch.kubeclient import KubeAPI, KubeAPIError
 from pulumi_kubeflow_trainer.watch.pods import pods_of
 from pulumi_kubeflow_trainer.watch.trainjobs import find, find_all
 
-from .objects import RUNNING, finished, jobset, listed, pod, replicated_job
+from .objects import PENDING_PODS, RUNNING, finished, jobset, listed, pod, replicated_job
 from .recorded_api import kubeconfig_for, serving
 
 JOBSETS = "/apis/jobset.x-k8s.io/v1alpha2/namespaces/team-a/jobsets"
@@ -42,11 +42,13 @@ def test_list_finds_jobsets_made_here_and_trainjob_objects_and_nothing_else():
 @pytest.mark.parametrize(("served", "state"), [
     (jobset("j"), "Created"),
     (jobset("j", status=RUNNING), "Running"),
+    (jobset("j", status=PENDING_PODS), "Created"),
     (jobset("j", status=finished("Completed", "AllJobsCompleted", "jobset completed successfully")), "Complete"),
     (jobset("j", status=finished("Failed", "FailedJobs", "jobset failed due to one or more job failures")), "Failed"),
     (jobset("j", suspend=True), "Suspended"),
     (jobset("j", suspend=True, queue="team-q"), "Queued"),
-], ids=["a JobSet whose jobs have not started is Created", "one whose trainer job is active is Running",
+], ids=["a JobSet whose jobs have not started is Created", "one whose trainer job is ready is Running",
+        "one whose trainer Pods are active but not ready (pending an image, a node) is Created",
         "a Completed JobSet is Complete", "a Failed JobSet is Failed", "a suspended one is Suspended",
         "a suspended one with a queue is Queued (Kueue holds it)"])
 def test_the_state_follows_the_jobset(served, state):

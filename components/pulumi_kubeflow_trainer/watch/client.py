@@ -26,7 +26,7 @@ from .kubeclient import KubeconfigSettings
 from .logs import log_lines
 from .pods import pods_of
 from .runtimes import RUNTIME_API_VERSION, runtime_of, trainjob_runtime
-from .trainjobs import CREATED, RUNNING, STATES, LiveTrainJob, find, find_all
+from .trainjobs import STATES, LiveTrainJob, find, find_all
 from .types import Event, Runtime, Step, TrainJob
 from .waiting import wait_for_state
 
@@ -114,11 +114,8 @@ class TrainerClient:
         steps = pods_of(self._api, job)
         runtime = trainjob_runtime(self._api, job)
         hints = hints_for(self._api, job.queue_owner, steps, with_logs=True) if with_hints else []
-        status = job.state
-        if status == CREATED and steps and all(step.phase in ("Running", "Succeeded") for step in steps if step.node_rank is not None):
-            status = RUNNING
         return TrainJob(name=job.name, runtime=runtime, num_nodes=job.nodes or runtime.trainer.num_nodes,
-                        creation_timestamp=_moment(job.created), status=status,
+                        creation_timestamp=_moment(job.created), status=job.state,
                         steps=[Step(step.step, step.phase, step.name) for step in steps], namespace=job.namespace,
                         mode=job.mode, queue=job.queue, conditions=list(job.status.get("conditions") or []),
                         hints=[str(hint) for hint in hints])

@@ -61,7 +61,7 @@ class LiveTrainJob:
     @property
     def state(self) -> str:
         """Complete or Failed once finished; Queued while Kueue holds it, Suspended while the user
-        does; Running once a trainer job has started; Created before."""
+        does; Running once the trainer nodes run; Created before."""
         conditions = self.status.get("conditions") or []
         for kind in (FAILED, COMPLETE):
             if (find_condition(conditions, kind) or {}).get("status") == "True":
@@ -72,7 +72,9 @@ class LiveTrainJob:
             return QUEUED if self.queue else CREATED
         jobs = (self.jobset.get("status") or {}).get("replicatedJobsStatus") or []
         trainers = trainer_jobs(self.jobset)
-        started = any((job.get("active") or job.get("ready") or job.get("succeeded")) for job in jobs if job.get("name") in trainers)
+        # The SDK's Running: every trainer node's Pod running or done. JobSet counts a Job ready when
+        # all its Pods are (Pods pending an image or a node are active, not ready).
+        started = any((job.get("ready") or job.get("succeeded")) for job in jobs if job.get("name") in trainers)
         return RUNNING if started else CREATED
 
     @property
