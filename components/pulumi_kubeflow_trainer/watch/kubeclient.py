@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .kubeconfig import KubeAPIError, configure
+from .kubeconfig import KubeAPIError, configure, token_key
 
 __all__ = ["KubeAPI", "KubeAPIError", "KubeconfigSettings"]
 
@@ -65,7 +65,7 @@ class KubeAPI:
     def authorization(self) -> str | None:
         """The Authorization header the next request sends (a refreshed exec token, say); None: a
         client certificate or nothing."""
-        return self.configuration.get_api_key_with_prefix("BearerToken") or None
+        return self.configuration.get_api_key_with_prefix(token_key(self.configuration)) or None
 
     def get(self, api_version: str, kind: str, namespace: str | None, name: str) -> dict[str, Any] | None:
         """The object (namespace None: a cluster-scoped one), or None when the API server says 404."""

@@ -144,6 +144,11 @@ def _load(root: Any, context: str, base: str | None, configuration: Configuratio
         configuration.proxy = proxy
 
 
+def token_key(configuration: Configuration) -> str:
+    """Where the client keeps the bearer token: `BearerToken` from 36 on, `authorization` before."""
+    return "authorization" if "authorization" in configuration.api_key else "BearerToken"
+
+
 def _trim_tokens(configuration: Configuration) -> None:
     """A token file's trailing newline out of the header, as kubectl trims it (the client sends the
     file as it is, and sets it again before every request from its refresh hook)."""
@@ -152,15 +157,16 @@ def _trim_tokens(configuration: Configuration) -> None:
     def trimmed(config: Configuration) -> None:
         if refresh is not None:
             refresh(config)
-        if config.api_key.get("BearerToken"):
-            config.api_key["BearerToken"] = config.api_key["BearerToken"].strip()
+        key = token_key(config)
+        if config.api_key.get(key):
+            config.api_key[key] = config.api_key[key].strip()
 
     trimmed(configuration)
     configuration.refresh_api_key_hook = trimmed
 
 
 def _has_credentials(configuration: Configuration) -> bool:
-    return bool(configuration.api_key.get("BearerToken") or configuration.cert_file)
+    return bool(configuration.api_key.get(token_key(configuration)) or configuration.cert_file)
 
 
 @contextlib.contextmanager

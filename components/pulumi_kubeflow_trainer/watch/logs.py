@@ -40,7 +40,10 @@ def _started(api: KubeAPI, job: LiveTrainJob, rank: int | None, every_pod: bool,
     while True:
         steps = pods_of(api, job)
         wanted = steps if every_pod else [found] if (found := node(steps, rank or 0)) is not None else []
-        wanted = list({step.step: step for step in reversed(wanted)}.values())[::-1]  # the newest Pod of each step
+        newest: dict[str, PodStep] = {}
+        for step in wanted:  # newest first: a retried step's latest Pod
+            newest.setdefault(step.step, step)
+        wanted = list(newest.values())
         if wanted and all(step.phase != "Pending" for step in wanted):
             return wanted
         if not follow:
