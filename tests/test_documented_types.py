@@ -1,4 +1,4 @@
-"""The Python examples of README and docs/data-scientists.md type-check with `mypy --strict` as a user's
+"""The Python examples of README, docs/data-scientists.md and docs/watching.md type-check with `mypy --strict` as a user's
 program that installed the package.
 
 Each ```python block becomes a module of its own in a temporary directory, outside this repo's mypy
@@ -34,7 +34,7 @@ my_image = _BuiltImage()
 hf_token_output: pulumi.Output[str] = pulumi.Output.secret("token")
 '''
 READER_TRAIN_MODULE = "def train(epochs: int, lr: float, bucket: str = '') -> None:\n    pass\n"
-DOCUMENTS = ("README.md", "docs/data-scientists.md")
+DOCUMENTS = ("README.md", "docs/data-scientists.md", "docs/watching.md")
 READER_MODULE = "# train.py"
 # mypy's cache outside the repo, as the other tool caches, one per environment (tools/test --lowest has
 # its own): a warm check takes seconds, a cold one a minute.
