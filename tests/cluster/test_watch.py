@@ -24,7 +24,7 @@ from tests.toolchain import inline_stack
 
 from .conftest import Cluster
 from .test_trainjob import IMAGE, KWOK_RUNTIME, NAMESPACE
-from .watching import exec_kubeconfig, served_log, states, trainjob
+from .watching import exec_kubeconfig, followed, served_log, states, trainjob
 
 pytestmark = pytest.mark.cluster
 KUEUE = "kueue.x-k8s.io/v1beta2"
@@ -109,8 +109,7 @@ def check_the_cli(kubeconfig: Path) -> None:
     assert trainjob(kubeconfig, "logs", "w-run", "--previous").out.splitlines() == served_log("kwok-pod-previous.log")
     every = trainjob(kubeconfig, "logs", "w-run", "--all").out.splitlines()
     assert every == [f"[node-0] {line}" for line in lines] + [f"[node-1] {line}" for line in lines]
-    followed = trainjob(kubeconfig, "logs", "w-done", "-f", "--node", "1")
-    assert followed.out.splitlines() == lines, followed.err
+    assert followed(kubeconfig, "w-run", len(lines), "--node", "1") == lines, "streamed as kwok serves it"
     causes = {name: trainjob(kubeconfig, "get", name, "-o", "json").json()["hints"] for name in ("w-oom", "w-pull", "w-big", "w-queued", "w-fail")}
     assert [hint["cause"] for hint in causes["w-oom"]] == ["OOMKilled"] and "(2Gi)" in causes["w-oom"][0]["message"]
     assert [hint["cause"] for hint in causes["w-pull"]] == ["ImagePullFailed"] and "ErrImagePull for image busybox" in causes["w-pull"][0]["message"]

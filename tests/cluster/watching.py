@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,6 +76,24 @@ def trainjob(kubeconfig: Path, *args: str, timeout: float = 120) -> Ran:
     result = subprocess.run([sys.executable, "-m", "pulumi_kubeflow_trainer", *args, "--kubeconfig", str(kubeconfig)],
                             capture_output=True, text=True, timeout=timeout, env={"PATH": "/usr/bin:/bin", "COLUMNS": "150"})
     return Ran(result.returncode, result.stdout, result.stderr, time.monotonic() - started)
+
+
+def followed(kubeconfig: Path, name: str, lines: int, *args: str, timeout: float = 60) -> list[str]:
+    """The first `lines` lines of `trainjob logs NAME -f`, then the process stopped (kwok serves a
+    followed log as a kubelet does a running container's: it never ends)."""
+    argv = [sys.executable, "-m", "pulumi_kubeflow_trainer", "logs", name, "-f", *args, "--kubeconfig", str(kubeconfig)]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={"PATH": "/usr/bin:/bin"})
+    read: list[str] = []
+    timer = threading.Timer(timeout, process.kill)
+    timer.start()
+    try:
+        while len(read) < lines and (line := process.stdout.readline()):  # type: ignore[union-attr]
+            read.append(line.rstrip("\n"))
+    finally:
+        timer.cancel()
+        process.kill()
+        process.wait()
+    return read
 
 
 def states(kubeconfig: Path, namespace: str = "default") -> dict[str, str]:
