@@ -151,7 +151,8 @@ def test_a_wait_for_completed_that_fails_names_the_cause_and_shows_rank_zero_s_l
         assert "TrainJob w-up-oom failed: FailedJobs" in message and "OOMKilled: " in message, message
         assert "container node was killed for using more memory than its limit (2Gi)" in message
         logged = [line for line in output if "TrainJob w-up-oom node-0: " in line]
-        assert [line.split("node-0: ", 1)[1] for line in logged] == served_log(), "\n".join(output)
+        # Each line once, in order (the display may print a message both as it comes and in its summary).
+        assert list(dict.fromkeys(line.split("node-0: ", 1)[1].strip() for line in logged)) == served_log(), "\n".join(output)
     finally:
         stack.destroy(color="never")
         stack.workspace.remove_stack(stack.name)
