@@ -17,6 +17,7 @@ from .test_trainjobs import JOBSETS, api_for, pods_path
 
 UNSCHEDULABLE = {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
                  "message": "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: 0/2 nodes are available"}
+REJECTED_WITH_GROUP = {**UNSCHEDULABLE, "message": "0/1 nodes are available: 1 optimistic rejection in PostFilter."}
 LOG = "/api/v1/namespaces/team-a/pods/j-node-0-0-x/log"
 WORKLOAD = workload_name("j", "uid-1")
 PENDING_WORKLOAD = {"metadata": {"name": WORKLOAD}, "spec": {"queueName": "team-q"}, "status": {"conditions": [
@@ -47,11 +48,12 @@ CASES = [  # (case, pods, other answers, queue, expected hint lines)
     ("an unschedulable Pod gives the scheduler's message",
      [pod("j", "node", 0, phase="Pending", conditions=[UNSCHEDULABLE])], {}, None,
      [f"Unschedulable: Pod j-node-0-0-x (node-0): {UNSCHEDULABLE['message']}"]),
-    ("a gang that cannot be placed names its PodGroup, minMember and the scheduler's message",
-     [pod("j", "node", i, phase="Pending", labels=GANG_POD, conditions=[UNSCHEDULABLE]) for i in range(2)],
+    ("a gang that cannot be placed names its PodGroup, minMember and the scheduler's messages, the cause first",
+     [pod("j", "node", 0, phase="Pending", labels=GANG_POD, conditions=[REJECTED_WITH_GROUP]),
+      *(pod("j", "node", i, phase="Pending", labels=GANG_POD, conditions=[UNSCHEDULABLE]) for i in (1, 2))],
      {"/apis/scheduling.x-k8s.io/v1alpha1/namespaces/team-a/podgroups/j": (200, POD_GROUP)}, None,
      ["GangUnschedulable: PodGroup j: needs all 4 Pods at once (minResources {'nvidia.com/gpu': '32'}), phase no phase "
-      f"(no PodGroup controller wrote its status); {UNSCHEDULABLE['message']}"]),
+      f"(no PodGroup controller wrote its status); {UNSCHEDULABLE['message']}; {REJECTED_WITH_GROUP['message']}"]),
     ("a TrainJob Kueue holds gives Kueue's reason and the ClusterQueue",
      [], {f"/apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/workloads/{WORKLOAD}": (200, PENDING_WORKLOAD),
           "/apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/localqueues/team-q": (200, {"spec": {"clusterQueue": "team-cq"}})}, "team-q",

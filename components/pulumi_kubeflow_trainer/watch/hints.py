@@ -172,10 +172,22 @@ def _grouped(hints: list[Hint]) -> list[Hint]:
     result = []
     for same in merged.values():
         first = same[0]
+        if first.cause == "GangUnschedulable":
+            result.append(_gang(same))
+            continue
         subjects = list(dict.fromkeys(hint.subject for hint in same))
         subject = first.subject if len(subjects) == 1 else f"{len(subjects)} Pods: {', '.join(subjects)}"
         result.append(Hint(first.cause, subject, first.message, first.log_tail))
     return result
+
+
+def _gang(hints: list[Hint]) -> Hint:
+    """One hint for a PodGroup: the scheduler's distinct messages for its Pods, the cause first (the
+    Pod that fits no node), the Pods only rejected with their group (PostFilter, Permit) after."""
+    state = hints[0].message.split("; ", 1)[0]
+    messages = list(dict.fromkeys(hint.message.split("; ", 1)[-1] for hint in hints))
+    messages.sort(key=lambda message: "optimistic rejection" in message or "rejected due to timeout" in message)
+    return Hint(hints[0].cause, hints[0].subject, "; ".join([state, *messages]))
 
 
 def _generic(message: str) -> str:
