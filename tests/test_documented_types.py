@@ -34,7 +34,8 @@ my_image = _BuiltImage()
 hf_token_output: pulumi.Output[str] = pulumi.Output.secret("token")
 '''
 READER_TRAIN_MODULE = "def train(epochs: int, lr: float, bucket: str = '') -> None:\n    pass\n"
-DOCUMENTS = ("README.md", "docs/data-scientists.md", "docs/components.md", "docs/kueue.md", "docs/controller-mode.md")
+DOCUMENTS = ("README.md", "docs/data-scientists.md", "docs/components.md", "docs/kueue.md", "docs/controller-mode.md",
+             "docs/watching.md")
 TUTORIALS = ("README.md", "docs/data-scientists.md")  # each shows at least two programs with a TrainJob
 READER_MODULE = "# train.py"
 # mypy's cache outside the repo, as the other tool caches, one per environment (tools/test --lowest has

@@ -22,6 +22,7 @@ from .migration import cli as migration_cli
 from .rendering import Renderer
 from .ssh import seeded_key_generator
 from .status import compute_status
+from .watch import cli as watch_cli
 from .yamlio import dump_all
 
 
@@ -48,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     status.add_argument("--now", type=_moment, help="the time to evaluate deadlines at (RFC 3339; default: now)")
     local_cli.add_arguments(commands.add_parser("run-local", help="run a TrainJob's Pods as local processes"))
     migration_cli.add_arguments(commands.add_parser("migrate", help="Training Operator v1 jobs as TrainJobs (and runtimes)"))
+    watch_cli.add_parsers(commands)  # list, get, logs, wait: a cluster's TrainJobs
     return parser
 
 
@@ -157,7 +159,8 @@ def _warn(warnings: Sequence[str]) -> None:
         print(f"warning: {message}", file=sys.stderr)
 
 
-COMMANDS = {"render": run_render, "validate": run_validate, "status": run_status, "run-local": local_cli.run, "migrate": migration_cli.run}
+COMMANDS = {"render": run_render, "validate": run_validate, "status": run_status, "run-local": local_cli.run,
+            "migrate": migration_cli.run, **watch_cli.COMMANDS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

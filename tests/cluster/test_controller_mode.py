@@ -23,12 +23,14 @@ import yaml
 
 from pulumi_kubeflow_trainer import ClusterTrainingRuntime, TrainerArgs, TrainingRuntime, TrainJob, render
 from pulumi_kubeflow_trainer.blueprints import bundled_runtimes
+from pulumi_kubeflow_trainer.watch import TrainerClient
 from tests.parity.generator import Case
 from tests.toolchain import CACHE, TOOLS, inline_stack, isolated_engine_env
 
 from .conftest import PASSPHRASE, Cluster, _missing
 from .live_compare import DRY_RUN_NAMESPACE, compare_trainjob
 from .test_trainjob import IMAGE, KWOK_RUNTIME, NAMESPACE
+from .watching import exec_kubeconfig, served_log, states, trainjob
 
 pytestmark = pytest.mark.cluster
 # tools/cluster, or another launcher of tools/localcluster (for trying a change of it).
@@ -241,3 +243,63 @@ def test_a_failed_trainjob_fails_the_up_that_waited_with_the_trainjobs_reason(
         stack.destroy(on_output=log.write, color="never")
         stack.workspace.remove_stack(stack.name)
     assert cluster.get("trainjobs.trainer.kubeflow.org", "it-ctl-fail") is None
+
+
+# ------------------------------------------------------------------ watching (issue 23)
+
+WATCH_QUEUES: list[dict[str, Any]] = [  # a ClusterQueue that admits nothing (stopPolicy Hold)
+    {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "it-watch-ctl-flavor"}},
+    {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "it-watch-ctl-cq"},
+     "spec": {"namespaceSelector": {}, "stopPolicy": "Hold", "resourceGroups": [{"coveredResources": ["cpu"], "flavors": [
+         {"name": "it-watch-ctl-flavor", "resources": [{"name": "cpu", "nominalQuota": "8"}]}]}]}},
+    {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": {"name": "it-watch-ctl-lq", "namespace": NAMESPACE},
+     "spec": {"clusterQueue": "it-watch-ctl-cq"}},
+]
+WATCHED = {"c-run": {"KWOK_KEEP_RUNNING": "1"}, "c-done": {}, "c-fail": {"KWOK_FAIL": "1"}, "c-queued": {}}
+
+
+def test_list_get_logs_wait_and_the_client_read_trainjob_objects_through_an_exec_credential(
+        engine_bin: Path, controller_cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Controller mode's side of tests/cluster/test_watch.py: TrainJob objects that run, complete, fail
+    and wait in a held Kueue queue, read by `trainjob` and TrainerClient; the program (the drift check
+    in the dynamic provider's process included) reads the cluster only through the exec kubeconfig."""
+    cluster = controller_cluster
+    kubeconfig = exec_kubeconfig(cluster, tmp_path / "exec")
+    env = {**isolated_engine_env(engine_bin, tmp_path, PASSPHRASE), "KUBECONFIG": str(tmp_path / "absent")}
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "absent"))
+    cluster.kubectl("apply", "--server-side", "-f", "-", stdin=json.dumps({"apiVersion": "v1", "kind": "List", "items": WATCH_QUEUES}))
+
+    def program() -> None:
+        opts = pulumi.ResourceOptions(provider=k8s.Provider("cluster", kubeconfig=str(kubeconfig.path)))
+        runtime = TrainingRuntime("runtime", {**RUNTIME, "metadata": {**RUNTIME["metadata"], "name": "kwok-torch-watch"}},
+                                  controller="kubeflow", opts=opts)
+        for name, variables in WATCHED.items():
+            job = TrainJob(name, runtime=runtime, namespace=NAMESPACE, controller="kubeflow", trainer=TrainerArgs(image=IMAGE, env=variables),
+                           queue_name="it-watch-ctl-lq" if name == "c-queued" else None, opts=opts)
+            pulumi.export(f"{name}-drift", job.drift)
+
+    stack = inline_stack("it-ctl-watch", "controller-watch", program, env, engine_bin)
+    try:
+        out = {key: value.value for key, value in stack.up(color="never").outputs.items()}
+        assert out["c-done-drift"] == [], "the drift check read the controller's JobSet through the exec kubeconfig"
+        expected = {"c-run": "Running", "c-done": "Complete", "c-fail": "Failed", "c-queued": "Queued"}
+        cluster.wait("every TrainJob in its state", lambda: states(kubeconfig.path) == expected, timeout=90, interval=1)
+        listed = trainjob(kubeconfig.path, "list", "-o", "json").json()
+        assert {row["name"]: (row["mode"], row["runtime"]) for row in listed} == dict.fromkeys(expected, ("controller", "kwok-torch-watch"))
+        assert trainjob(kubeconfig.path, "logs", "c-run").out.splitlines() == served_log()
+        assert [h["cause"] for h in trainjob(kubeconfig.path, "get", "c-fail", "-o", "json").json()["hints"]] == ["Error"]
+        queued = trainjob(kubeconfig.path, "get", "c-queued", "-o", "json").json()
+        assert queued["admission"]["state"] == "pending" and [h["cause"] for h in queued["hints"]] == ["Queued"], queued
+        assert (trainjob(kubeconfig.path, "wait", "c-done").code, trainjob(kubeconfig.path, "wait", "c-fail").code) == (0, 3)
+        client = TrainerClient(kubeconfig=str(kubeconfig.path))
+        assert {job.name: job.status for job in client.list_jobs()} == expected
+        assert client.get_job("c-done").runtime.name == "kwok-torch-watch"
+        assert list(client.get_job_logs("c-run")) == served_log()
+        assert kubeconfig.runs() >= 3
+    finally:
+        stack.destroy(color="never")
+        stack.workspace.remove_stack(stack.name)
+        for item in reversed(WATCH_QUEUES):
+            namespace = ["-n", NAMESPACE] if item["kind"] == "LocalQueue" else []
+            cluster.kubectl("delete", f"{item['kind'].lower()}s.v1beta2.kueue.x-k8s.io", item["metadata"]["name"],
+                            *namespace, "--wait=true", "--timeout=60s", check=False)

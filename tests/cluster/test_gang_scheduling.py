@@ -26,6 +26,7 @@ import pulumi_kubernetes as k8s
 import pytest
 
 from pulumi_kubeflow_trainer import TrainingRuntime, TrainJob
+from pulumi_kubeflow_trainer.watch import TrainerClient
 from tests.toolchain import TOOLS
 
 from .conftest import Cluster
@@ -199,6 +200,10 @@ def test_an_unsatisfiable_pod_group_binds_no_pod_and_says_why(cluster: Cluster, 
     assert f"PodGroup {NAMESPACE}/{name} gets rejected due to Pod" in text, text
     assert "optimistic rejection in PostFilter" in text, text
     assert condition(stack.outputs()["conditions"], "Complete") is None
+    # `trainjob get` names it (watch/hints.py): one hint for the gang, with the PodGroup and the scheduler's message.
+    hints = TrainerClient(kubeconfig=str(cluster.kubeconfig)).get_job(name).hints
+    assert len(hints) == 1 and hints[0].startswith(f"GangUnschedulable: PodGroup {name}: needs all 4 Pods at once"), hints
+    assert "Insufficient nvidia.com/gpu" in hints[0] and f"PodGroup {NAMESPACE}/{name} gets rejected due to Pod" in hints[0], hints
 
     stack.destroy_and_check(cluster, name)
 

@@ -30,8 +30,8 @@ def runtime_with(image: str) -> dict[str, Any]:
 
 def program(opts: pulumi.ResourceOptions, settings: dict[str, Any]) -> None:
     runtime = TrainingRuntime("kwok-lifecycle", runtime_with(settings["image"]), opts=opts)
-    # KWOK_HOLD: kwok keeps this TrainJob's Pods running (tools/localcluster/files/kwok.yaml).
-    TrainJob("running", runtime=runtime, namespace=NAMESPACE, trainer=TrainerArgs(env={"KWOK_HOLD": "1"}), opts=opts)
+    # KWOK_KEEP_RUNNING: kwok keeps this TrainJob's Pods running (tools/localcluster/files/kwok.yaml).
+    TrainJob("running", runtime=runtime, namespace=NAMESPACE, trainer=TrainerArgs(env={"KWOK_KEEP_RUNNING": "1"}), opts=opts)
     if settings.get("added"):
         TrainJob("added", runtime=runtime, namespace=NAMESPACE, opts=opts)
 

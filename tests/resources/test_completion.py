@@ -11,7 +11,7 @@ import pytest
 from pulumi_kubeflow_trainer.api import constants as c
 from pulumi_kubeflow_trainer.resources import completion
 from pulumi_kubeflow_trainer.resources.completion import QueuedTimeout, failed_condition, queued_message, trainjob_status
-from pulumi_kubeflow_trainer.resources.kubeapi import KubeconfigSettings
+from pulumi_kubeflow_trainer.watch.kubeclient import KubeconfigSettings
 from tests.builders import make_trainjob
 
 COMPLETED = {"terminalState": "Completed", "conditions": [

@@ -10,7 +10,7 @@ import pytest
 
 from pulumi_kubeflow_trainer import TrainJob
 from pulumi_kubeflow_trainer.resources.cluster_access import provider_of, provider_settings
-from pulumi_kubeflow_trainer.resources.kubeapi import KubeconfigSettings
+from pulumi_kubeflow_trainer.watch.kubeclient import KubeconfigSettings
 
 from .conftest import settled
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from dataclasses import dataclass
 
@@ -269,11 +270,11 @@ def test_the_jobset_hook_fails_the_deployment_that_saw_the_failure():
     trainjob = make_trainjob("default", "job").runtime_ref("torch-distributed").obj()
     hook = fail_if_failed("job", lambda: trainjob)
     with pytest.raises(RuntimeError, match="TrainJob job failed: FailedJobs: jobset failed due to one or more job failures"):
-        hook(pulumi.ResourceHookArgs("urn", "id", "job-jobset", JOBSET, new_outputs={"status": FAILED_JOBSET}))
+        asyncio.run(hook(pulumi.ResourceHookArgs("urn", "id", "job-jobset", JOBSET, new_outputs={"status": FAILED_JOBSET})))
     completed = {"terminalState": "Completed", "conditions": [{"type": "Completed", "status": "True", "reason": "AllJobsCompleted",
                                                                "message": "jobset completed successfully"}]}
-    hook(pulumi.ResourceHookArgs("urn", "id", "job-jobset", JOBSET, new_outputs={"status": completed}))
-    hook(pulumi.ResourceHookArgs("urn", "id", "job-jobset", JOBSET, new_outputs={}))
+    asyncio.run(hook(pulumi.ResourceHookArgs("urn", "id", "job-jobset", JOBSET, new_outputs={"status": completed})))
+    asyncio.run(hook(pulumi.ResourceHookArgs("urn", "id", "job-jobset", JOBSET, new_outputs={})))
 
 
 @pulumi.runtime.test

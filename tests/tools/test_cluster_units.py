@@ -111,6 +111,27 @@ def test_kwok_yaml_fails_pods_by_the_documented_markers():
             for expression in stages[name]["spec"]["selector"]["matchExpressions"]]
     assert f'.metadata.labels["{kwok.FAIL_KEY}"]' in keys and f'.metadata.annotations["{kwok.FAIL_KEY}"]' in keys
     assert any(f'select(.name == "{kwok.FAIL_ENV}")' in key for key in keys)
+    oom = stages["pod-oom-by-env"]
+    assert any(f'select(.name == "{kwok.OOM_ENV}")' in e["key"] for e in oom["spec"]["selector"]["matchExpressions"])
+    assert "reason: OOMKilled" in oom["spec"]["next"]["statusTemplate"]
+    pull = stages["pod-image-pull-by-env"]
+    assert any(f'select(.name == "{kwok.IMAGE_PULL_ENV}")' in e["key"] for e in pull["spec"]["selector"]["matchExpressions"])
+    assert any(f'select(.name == "{kwok.IMAGE_PULL_ENV}")' in e["key"] and e["operator"] == "DoesNotExist"
+               for e in stages["pod-ready"]["spec"]["selector"]["matchExpressions"]), "such a Pod never becomes Running"
+    complete = [e["key"] for e in stages["pod-complete"]["spec"]["selector"]["matchExpressions"] if e["operator"] == "DoesNotExist"]
+    assert all(any(f'select(.name == "{env}")' in key for key in complete) for env in (kwok.OOM_ENV, kwok.KEEP_RUNNING_ENV))
+
+
+def test_kwok_serves_the_log_files_for_every_pod(tmp_path: Path):
+    from localcluster.components import kwok
+
+    logs = yaml.safe_load(templates.render("kwok-logs.yaml", logs_file=tmp_path / "a.log", previous_logs_file=tmp_path / "b.log"))
+    assert logs["kind"] == "ClusterLogs" and logs["spec"]["selector"] == {}
+    assert logs["spec"]["logs"] == [{"logsFile": str(tmp_path / "a.log"), "previousLogsFile": str(tmp_path / "b.log")}]
+    for name in kwok.LOG_FILES:  # the CRI log format the kubelet (and so kwok) reads: time, stream, tag, text
+        for line in templates.text(name).splitlines():
+            moment, stream, tag, _text = line.split(" ", 3)
+            assert moment.endswith("Z") and stream in ("stdout", "stderr") and tag == "F", line
 
 
 def _sleeper(layout: Layout, name: str) -> int:

@@ -1,5 +1,5 @@
 """Which cluster a resource of the program is deployed to, for the reads the program makes itself
-(kubeapi.py): the settings of the resource's kubernetes provider.
+(watch/kubeclient.py): the settings of the resource's kubernetes provider.
 
 The provider is the one the SDK resolved for the resource (`provider=`, `providers=`, or inherited
 from its parent); its `kubeconfig`, `context` and `cluster` are Output properties the SDK set on the
@@ -16,7 +16,7 @@ from typing import Any
 
 import pulumi
 
-from .kubeapi import KubeconfigSettings
+from ..watch.kubeclient import KubeconfigSettings
 
 SETTINGS = ("kubeconfig", "context", "cluster")
 

@@ -7,6 +7,13 @@ during preview. So the deployment that waited reports the failure (the JobSet st
 it is in the cluster), while later previews and ups that leave the JobSet alone pass, and the
 TrainJob's `conditions` keep saying Failed.
 
+When it failed, the error names the cause from the Pods, their events, the Workload and the PodGroup
+(watch/hints.py: OOMKilled, image pull failures, crash loops and failed containers with their last
+log lines, unschedulable Pods with the scheduler's message, Kueue's reason). While the provider
+waits, a task started by the JobSet's `before_create` / `before_update` hook polls rank 0's log
+every TAIL_SECONDS and logs its new lines (`TrainJob mnist node-0: ...`), so a long `up` shows
+progress; no resource is added for it. Both read the cluster of the JobSet's provider.
+
 A queued TrainJob waits through queueing: its JobSet has no terminal state while Kueue keeps it
 suspended, so the provider waits for admission too, within the same timeout. When that wait times
 out, an `on_error` hook of the JobSet (`QueuedTimeout`) reads the Workload and, if Kueue still
@@ -17,21 +24,23 @@ queues it, logs the error that says so with Kueue's own reason ("TrainJob x: sti
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timezone
 from typing import Any, Literal, get_args
 
 import pulumi
 
 from ..status import compute_status
+from ..watch.kubeclient import KubeAPIError, KubeconfigSettings
+from ..watch.progress import RankZeroTail, failure_hints
 from .admission import QUEUED_STATES, read_jobset_admission
 from .cluster_access import provider_settings
-from .kubeapi import KubeconfigSettings
 
 WaitFor = Literal["none", "completed"]
 WAIT_FOR: tuple[WaitFor, ...] = get_args(WaitFor)
 WAIT_FOR_ANNOTATION = "pulumi.com/waitFor"
 TIMEOUT_ANNOTATION = "pulumi.com/timeoutSeconds"
+TAIL_SECONDS = 5.0
 
 
 def wait_annotations(timeout_seconds: int) -> dict[str, str]:
@@ -58,14 +67,25 @@ def failure_message(name: str, condition: dict[str, Any]) -> str:
     return f"TrainJob {name} failed: {condition.get('reason')}: {condition.get('message')}"
 
 
-def fail_if_failed(name: str, trainjob: Callable[[], dict[str, Any]]) -> Callable[[pulumi.ResourceHookArgs], None]:
-    """The hook body: raises when the JobSet the provider just waited for is Failed."""
+def fail_if_failed(name: str, trainjob: Callable[[], dict[str, Any]],
+                   watch: QueuedTimeout | None = None) -> Callable[[pulumi.ResourceHookArgs], Awaitable[None]]:
+    """The hook body: raises when the JobSet the provider just waited for is Failed, with the causes
+    read from the cluster of `watch.jobset`'s provider."""
 
-    def hook(args: pulumi.ResourceHookArgs) -> None:
+    async def hook(args: pulumi.ResourceHookArgs) -> None:
+        if watch is not None:
+            await watch.stop_log_tail()
         status = trainjob_status(trainjob(), (args.new_outputs or {}).get("status"))
         failed = failed_condition(status)
-        if failed is not None:
-            raise RuntimeError(failure_message(name, failed))
+        if failed is None:
+            return
+        metadata = (args.new_inputs or {}).get("metadata") or {}
+        hints: list[str] = []
+        if watch is not None and watch.jobset is not None:
+            settings = await provider_settings(watch.jobset).future() or KubeconfigSettings()
+            hints = await asyncio.get_running_loop().run_in_executor(
+                None, failure_hints, settings, metadata.get("namespace") or "", metadata.get("name") or name)
+        raise RuntimeError("\n".join([failure_message(name, failed), *hints]))
 
     return hook
 
@@ -73,11 +93,14 @@ def fail_if_failed(name: str, trainjob: Callable[[], dict[str, Any]]) -> Callabl
 def failure_hooks(
     hook_name: str, name: str, trainjob: Callable[[], dict[str, Any]], queued: QueuedTimeout | None = None,
 ) -> pulumi.ResourceHookBinding:
-    """Hooks for the JobSet of a TrainJob with wait_for="completed" (hook names are unique in a program);
-    `queued` for a queued one."""
-    hook = pulumi.ResourceHook(hook_name, fail_if_failed(name, trainjob))
-    on_error = [pulumi.ErrorHook(f"{hook_name}:queued", queued)] if queued is not None else None
-    return pulumi.ResourceHookBinding(after_create=[hook], after_update=[hook], on_error=on_error)
+    """Hooks for the JobSet of a TrainJob with wait_for="completed" (hook names are unique in a program):
+    the failure (with hints) after it, rank 0's log during it, and for a queued one (`queued.queued`)
+    whether the timeout left it queued."""
+    hook = pulumi.ResourceHook(hook_name, fail_if_failed(name, trainjob, queued))
+    tail: list[Any] | None = [pulumi.ResourceHook(f"{hook_name}:log", queued.start_log_tail)] if queued is not None else None
+    on_error = [pulumi.ErrorHook(f"{hook_name}:queued", queued)] if queued is not None and queued.queued else None
+    return pulumi.ResourceHookBinding(before_create=tail, before_update=tail, after_create=[hook], after_update=[hook],
+                                      on_error=on_error)
 
 
 def queued_message(name: str, timeout: int, admission: dict[str, Any]) -> str:
@@ -87,15 +110,55 @@ def queued_message(name: str, timeout: int, admission: dict[str, Any]) -> str:
 
 
 class QueuedTimeout:
-    """The `on_error` hook of a queued JobSet that `pulumi up` waits for (the module docstring).
-    `jobset` is set once the JobSet is registered (its provider says which cluster to read)."""
+    """The JobSet's cluster reads while `pulumi up` waits for it: the `on_error` hook of a queued one
+    (`queued`) and the log tail (the module docstring). `jobset` is set once the JobSet is registered
+    (its provider says which cluster to read)."""
 
-    def __init__(self, name: str, timeout: int) -> None:
-        self.name, self.timeout = name, timeout
+    def __init__(self, name: str, timeout: int, queued: bool = True) -> None:
+        self.name, self.timeout, self.queued = name, timeout, queued
         self.jobset: pulumi.CustomResource | None = None
+        self._tail: asyncio.Task[None] | None = None
+        self._reader: RankZeroTail | None = None
+
+    async def start_log_tail(self, args: pulumi.ResourceHookArgs) -> None:
+        """Before the JobSet is created or updated (and so waited for): rank 0's log, polled in a task
+        of its own until the TrainJob finishes or the wait's timeout passes. Not at preview."""
+        if pulumi.runtime.is_dry_run() or self.jobset is None:
+            return
+        metadata = (args.new_inputs or {}).get("metadata") or {}
+        settings = await provider_settings(self.jobset).future() or KubeconfigSettings()
+        self._tail = asyncio.get_running_loop().create_task(
+            self._report_log(settings, metadata.get("namespace"), metadata.get("name") or self.name))
+
+    async def _report_log(self, settings: KubeconfigSettings, namespace: str | None, jobset: str) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+        try:
+            self._reader = tail = await loop.run_in_executor(None, RankZeroTail, settings, namespace, jobset)
+            while loop.time() < deadline and not tail.finished:
+                await asyncio.sleep(TAIL_SECONDS)
+                self._report(await loop.run_in_executor(None, tail.poll))
+        except KubeAPIError as error:  # the progress only: the wait itself is the provider's
+            pulumi.log.info(f"TrainJob {self.name}: no log tail during the wait ({error})")
+
+    async def stop_log_tail(self) -> None:
+        """After the wait: the task stopped, and the lines it had not reported yet reported."""
+        if self._tail is None:
+            return
+        self._tail.cancel()
+        self._tail = None
+        if self._reader is not None:
+            try:
+                self._report(await asyncio.get_running_loop().run_in_executor(None, self._reader.poll))
+            except KubeAPIError:
+                pass  # the last lines only: the outcome is the provider's and the failure hook's
+
+    def _report(self, lines: list[str]) -> None:
+        for line in lines:
+            pulumi.log.info(f"TrainJob {self.name} node-0: {line}")
 
     async def __call__(self, args: pulumi.ErrorHookArgs) -> bool:
-        if self.jobset is None or not any("timed out" in error.lower() for error in args.errors):
+        if self.jobset is None or not self.queued or not any("timed out" in error.lower() for error in args.errors):
             return False  # not the wait's timeout: the provider's error says it all
         try:
             metadata = (args.new_inputs or {}).get("metadata") or {}

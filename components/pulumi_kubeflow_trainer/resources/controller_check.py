@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 from pulumi.dynamic import CreateResult, DiffResult, ReadResult, Resource, ResourceProvider, UpdateResult
 
-from .kubeapi import KubeAPIError, KubeconfigSettings
+from ..watch.kubeclient import KubeAPIError, KubeconfigSettings
 
 KUEUE_PREFIX = "kueue.x-k8s.io/"
 FLUX_SCRIPTS_SUFFIX, FLUX_SCRIPTS = "-flux-entrypoint", ("init.sh", "entrypoint.sh")

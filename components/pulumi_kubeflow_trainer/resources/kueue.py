@@ -22,20 +22,17 @@ patch of the one field, on the Workload Kueue names after the JobSet's name and 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import time
 from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
 
+from ..watch.kubeclient import KubeAPIError, KubeconfigSettings
+from ..watch.kueue_state import QUEUE_LABEL, WORKLOAD_API_VERSION, workload_name
 from .cluster_access import provider_settings
-from .kubeapi import KubeAPIError, KubeconfigSettings
 
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
-WORKLOAD_API_VERSION = "kueue.x-k8s.io/v1beta2"
-# Kueue v0.17 jobframework/workload_names.go: "<kind>-<owner name>" truncated, "-", 5 hex of a sha1.
-_WORKLOAD_NAME_MAX, _HASH_LENGTH = 253, 5
+__all__ = ["QUEUE_LABEL", "WORKLOAD_API_VERSION", "queue_of", "queued_children", "without_suspend", "workload_name"]
 PATCH_FORCE = "pulumi.com/patchForce"  # pulumi-kubernetes: the server-side apply of a Patch resource is forced
 
 
@@ -47,13 +44,6 @@ def without_suspend(jobset: dict[str, Any]) -> dict[str, Any]:
     """The JobSet Pulumi applies when Kueue queues it: `spec.suspend` is Kueue's (module docstring)."""
     spec = {key: value for key, value in (jobset.get("spec") or {}).items() if key != "suspend"}
     return {**jobset, "spec": spec}
-
-
-def workload_name(jobset_name: str, uid: str) -> str:
-    """The name Kueue gives the Workload of a JobSet (GetWorkloadNameForOwnerWithGVK, long names)."""
-    digest = hashlib.sha1(f"JobSet\njobset.x-k8s.io\n{jobset_name}\n{uid}".encode()).hexdigest()
-    prefix = f"jobset-{jobset_name}"[: _WORKLOAD_NAME_MAX - 1 - _HASH_LENGTH]
-    return f"{prefix}-{digest[:_HASH_LENGTH]}"
 
 
 def workload_activation(

@@ -180,8 +180,8 @@ class TrainJob(TrainJobOutputs, pulumi.ComponentResource):
     def _failure_hooks(self, hook_prefix: str, queue_name: str | None, timeout: int) -> pulumi.ResourceHookBinding:
         """wait_for="completed": the JobSet's hooks that fail the `pulumi up` that saw it fail, and for a
         queued one, that say it is still queued when the wait times out (completion.py)."""
-        if queue_name or (self.trainjob.metadata.labels or {}).get(QUEUE_LABEL):
-            self._queued_timeout = QueuedTimeout(self.trainjob.name, timeout)
+        queued = bool(queue_name or (self.trainjob.metadata.labels or {}).get(QUEUE_LABEL))
+        self._queued_timeout = QueuedTimeout(self.trainjob.name, timeout, queued=queued)
         return failure_hooks(f"{hook_prefix}:jobset-failed", self.trainjob.name, self.trainjob.to_manifest, self._queued_timeout)
 
     def _parse(

@@ -28,6 +28,9 @@ class APIServer(Component):
             f"--service-cluster-ip-range={SERVICE_CIDR}", "--allow-privileged=true",
             # 127.0.0.1 may not be the endpoint of the `kubernetes` Service (loopback endpoints are invalid).
             "--endpoint-reconciler-type=none", f"--cert-dir={cluster.layout.run / 'apiserver'}", "--profiling=false",
+            # pods/log, exec: the kubelet API of a kwok node is kwok's server at its InternalIP (127.0.0.1);
+            # its Hostname address (the node's name) resolves nowhere.
+            "--kubelet-preferred-address-types=InternalIP",
         ]
 
     def health(self, cluster: Cluster) -> Check:
