@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time `__getattr__` imports e
     from .resources import TrainingRuntime as TrainingRuntime
     from .resources import TrainJob as TrainJob
     from .ssh import seeded_key_generator as seeded_key_generator
+    from .watch import TrainerClient as TrainerClient
 
 _EXPORTS = {
     "render": "rendering",
@@ -57,6 +58,7 @@ _EXPORTS = {
     "LocalRunResult": "local",
     "migrate": "migration",
     "MigrationResult": "migration",
+    "TrainerClient": "watch",
 }
 
 # The names before the Args types were named so (they read like the API models `api.Trainer`, ...):
@@ -77,6 +79,7 @@ __all__ = [
     "TrainJob",
     "TrainJobInvalidError",
     "TrainerArgs",
+    "TrainerClient",
     "TrainerError",
     "TrainerWarning",
     "TrainingRuntime",
