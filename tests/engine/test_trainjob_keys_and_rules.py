@@ -146,3 +146,16 @@ def test_a_stack_of_an_earlier_version_upgrades_and_deletes_its_record_and_key_r
     assert stack.up().summary.result == "succeeded"
     types = {resource["type"] for resource in stack.stack.export_stack().deployment["resources"]}
     assert not types & {"pulumi-python:dynamic/kubeflow:TrainJobRecord", "pulumi-python:dynamic/kubeflow:MPISSHKey"}
+
+
+def test_a_queued_suspended_trainjob_renders_to_a_directory(engine_env, engine_bin, tmp_path):
+    """No Workload patch where nothing is deployed (it stopped the preview: "patch resources require the
+    `.metadata.name` field to be set"); the rendered JobSet carries the queue and leaves suspend to Kueue."""
+    def program(opts: pulumi.ResourceOptions, _settings: dict[str, Any]) -> TrainJob:
+        return TrainJob("queued", runtime_ref="torch-distributed", namespace="team", queue_name="team-q", suspend=True, opts=opts)
+
+    stack = InlineStack("queued", program, engine_env, engine_bin, tmp_path)
+    stack.up()
+    jobset = stack.rendered("JobSet", "queued")
+    assert jobset["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "team-q" and "suspend" not in jobset["spec"]
+    assert changes(stack.preview().change_summary) == {}

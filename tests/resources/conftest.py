@@ -20,6 +20,7 @@ FAKE_CURVE_SECRET, FAKE_CURVE_PUBLIC = "fake-curve-secret-z85", "fake-curve-publ
 class RecordingMocks(pulumi.runtime.Mocks):
     registered: list[pulumi.runtime.MockResourceArgs] = field(default_factory=list)
     live: dict[str, dict[str, Any]] = field(default_factory=dict)  # outputs a resource reports, by name
+    uids: dict[str, str] = field(default_factory=dict)  # metadata.uid a resource reports, by name
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         self.registered.append(args)
@@ -27,6 +28,8 @@ class RecordingMocks(pulumi.runtime.Mocks):
         if args.typ == KEY_TYPE:  # a dynamic provider does not run under mocks
             fake = (FAKE_PRIVATE_KEY, FAKE_PUBLIC_KEY) if args.inputs["kind"] == "mpi-ssh" else (FAKE_CURVE_SECRET, FAKE_CURVE_PUBLIC)
             outputs |= {"private_key": fake[0], "public_key": fake[1]}
+        if args.name in self.uids:  # the API server gives each object a uid (a JobSet's names its Workload)
+            outputs["metadata"] = {**args.inputs["metadata"], "uid": self.uids[args.name]}
         if args.typ == STASH_TYPE:  # the engine's built-in provider: the output is the input it was created with
             outputs["output"] = args.inputs["input"]
         outputs |= self.live.get(args.name, {})

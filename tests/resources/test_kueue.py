@@ -27,6 +27,7 @@ def test_the_workload_name_is_the_one_kueue_gives():
 @pytest.mark.parametrize("suspend", [True, False])
 @pulumi.runtime.test
 def test_a_queued_trainjob_says_suspend_on_its_workload(mocks, suspend: bool):
+    mocks.uids["mnist-jobset"] = "9b0c2e6e-4c1a-4a9e-8d1f-2f4a3c5b6d7e"  # made in a cluster
     job = TrainJob("mnist", runtime_ref="torch-distributed", queue_name="team-queue", suspend=suspend)
 
     def check(_):
@@ -34,6 +35,19 @@ def test_a_queued_trainjob_says_suspend_on_its_workload(mocks, suspend: bool):
         patch = mocks.named("mnist-workload-active")
         assert patch.typ == WORKLOAD_PATCH
         assert patch.inputs["spec"] == {"active": not suspend}
+
+    return settled(job).apply(check)
+
+
+@pulumi.runtime.test
+def test_a_jobset_rendered_to_a_directory_gets_no_workload_patch(mocks):
+    """A render target makes no object (its JobSet has no uid) and Kueue no Workload: a patch could not be
+    named (it stopped the preview: "patch resources require the .metadata.name field to be set")."""
+    job = TrainJob("rendered", runtime_ref="torch-distributed", queue_name="team-queue", suspend=False)
+
+    def check(_):
+        assert "rendered-jobset" in mocks.types()
+        assert not [name for name, typ in mocks.types().items() if typ == WORKLOAD_PATCH]
 
     return settled(job).apply(check)
 

@@ -27,7 +27,7 @@ from .placeholders import Placeholders, explain_outputs
 from .record import RECORD, record_of, update_rules_hook
 from .revisions import RuntimeRevision
 from .runtime import TYPE_PREFIX, RuntimeComponent
-from .trainjob_children import QUEUE_LABEL, ChildOptions, Children, register_children
+from .trainjob_children import QUEUE_LABEL, ChildOptions, Children, register_children, register_workload_activation
 from .trainjob_document import in_pending_namespace, trainjob_document
 
 TYPE = f"{TYPE_PREFIX}:TrainJob"
@@ -156,6 +156,7 @@ class TrainJob(TrainJobOutputs, pulumi.ComponentResource):
             self.resources.update(self._controller.register(self, name))
             return revision
         self._children = register_children(self, self.trainjob, manifests, self._placeholders, self._child_options, revision)
+        await register_workload_activation(self, self._children, self._child_options)
         self.resources.update(self._children.resources)
         return revision
 

@@ -42,6 +42,7 @@ class Children:
     resources: dict[str, pulumi.Resource] = field(default_factory=dict)
     ssh_key: GeneratedKey | None = None
     jobset: pulumi.CustomResource | None = None
+    manifest: dict[str, Any] | None = None  # the JobSet's, as registered
     queue: str | None = None
 
 
@@ -63,11 +64,24 @@ def register_children(component: pulumi.Resource, trainjob: TrainJobModel, manif
         made.resources[child] = resource = children.register(child, manifest, child_options)
         if manifest["kind"] == "JobSet":
             made.jobset, made.queue = resource, kueue.queue_of(manifest)
+            made.manifest = manifest
             if options.queued_timeout is not None:
                 options.queued_timeout.jobset = resource
-            queued_options = pulumi.ResourceOptions(parent=component)
-            made.resources.update(kueue.queued_children(options.name, resource, manifest, options.user_suspend, queued_options))
     return made
+
+
+async def register_workload_activation(component: pulumi.Resource, made: Children, options: ChildOptions) -> None:
+    """A queued JobSet's Workload `spec.active`, when the user said `suspend` (kueue.py). Not for a JobSet
+    known to have no uid, as one a provider renders to a directory has: no Workload is made for it,
+    and a patch without a name would stop the preview. (The patch waits for the JobSet anyway: it names
+    the Workload after the JobSet's uid.)"""
+    if made.jobset is None or made.manifest is None or options.user_suspend is None or not kueue.queue_of(made.manifest):
+        return
+    metadata: pulumi.Output[Any] = made.jobset.metadata  # type: ignore[attr-defined]  # an output property the SDK sets
+    if await metadata.is_known() and not ((await metadata.future()) or {}).get("uid"):
+        return
+    queued_options = pulumi.ResourceOptions(parent=component)
+    made.resources.update(kueue.queued_children(options.name, made.jobset, made.manifest, options.user_suspend, queued_options))
 
 
 def _with_generated_key(component: pulumi.Resource, trainjob: TrainJobModel, options: ChildOptions,
