@@ -155,7 +155,8 @@ def test_a_queued_suspended_trainjob_renders_to_a_directory(engine_env, engine_b
         return TrainJob("queued", runtime_ref="torch-distributed", namespace="team", queue_name="team-q", suspend=True, opts=opts)
 
     stack = InlineStack("queued", program, engine_env, engine_bin, tmp_path)
-    stack.up()
+    printed = stack.steps("up")[1]
+    assert "suspend=True on a queued TrainJob goes on its Kueue Workload (spec.active)" in printed, "the lost suspend is said"
     jobset = stack.rendered("JobSet", "queued")
     assert jobset["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "team-q" and "suspend" not in jobset["spec"]
     assert changes(stack.preview().change_summary) == {}

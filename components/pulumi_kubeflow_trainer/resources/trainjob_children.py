@@ -79,6 +79,10 @@ async def register_workload_activation(component: pulumi.Resource, made: Childre
         return
     metadata: pulumi.Output[Any] = made.jobset.metadata  # type: ignore[attr-defined]  # an output property the SDK sets
     if await metadata.is_known() and not ((await metadata.future()) or {}).get("uid"):
+        if options.user_suspend:
+            pulumi.log.warn("suspend=True on a queued TrainJob goes on its Kueue Workload (spec.active), which a JobSet "
+                            "without a uid (rendered to a directory) never gets: Kueue will queue the rendered JobSet "
+                            "and start it once admitted", resource=component)
         return
     queued_options = pulumi.ResourceOptions(parent=component)
     made.resources.update(kueue.queued_children(options.name, made.jobset, made.manifest, options.user_suspend, queued_options))
