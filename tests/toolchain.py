@@ -36,7 +36,8 @@ def find_engine_bin() -> Path | None:
     if on_path:
         candidates.append(Path(on_path).parent)
     for candidate in candidates:
-        if (candidate / "pulumi").exists() and (candidate / "pulumi-resource-kubernetes").exists():
+        provider = [candidate / "pulumi-resource-kubernetes", candidate.parent / "provider" / "pulumi-resource-kubernetes"]
+        if (candidate / "pulumi").exists() and any(path.exists() for path in provider):
             return candidate
     return None
 

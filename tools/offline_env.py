@@ -73,7 +73,25 @@ def load(
         if op == "?=" and env.get(key):
             continue
         env[key] = _PLACEHOLDER.sub(lambda m: env.get(m.group(1), ""), raw)
+    link_plugins(Path(env["PULUMI_KFT_TOOLS"]) / "pulumi-home", Path(env["PULUMI_HOME"]))
     return dict(env)
+
+
+def link_plugins(source_home: Path, pulumi_home: Path) -> None:
+    """The plugins tools/bootstrap installed (the kubernetes provider, in its version's directory) also in
+    `pulumi_home`, as directories of symlinks: the engine finds a plugin in PULUMI_HOME only in a real
+    directory named for its kind, name and version."""
+    source, target = source_home / "plugins", pulumi_home / "plugins"
+    if not source.is_dir() or source.resolve() == target.resolve():
+        return
+    for plugin in source.iterdir():
+        if not plugin.is_dir():
+            continue
+        (target / plugin.name).mkdir(parents=True, exist_ok=True)
+        for binary in plugin.iterdir():
+            link = target / plugin.name / binary.name
+            if not link.exists():
+                link.symlink_to(binary.resolve())
 
 
 if __name__ == "__main__":

@@ -9,13 +9,11 @@
 # tools/offline_env.py for Python); this file only interprets it. Works in bash (and zsh).
 #
 # How the kubernetes provider is found: PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
-# forbids downloads, so the engine must find `pulumi-resource-kubernetes` locally. With the bin
-# dir first on PATH the engine's "ambient plugin" lookup (exec.LookPath, done before the plugin
-# cache) finds it for any requested version. The alternative, version-exact route is the plugin
-# cache under $PULUMI_HOME:  pulumi plugin install resource kubernetes 4.34.2 \
-#         --file "$PULUMI_KFT_BIN/pulumi-resource-kubernetes"
-# (see tools/README.md). The language host and the dynamic-provider plugin are "bundled"
-# plugins: they are found on PATH or next to the `pulumi` executable.
+# forbids downloads, so the engine must find `pulumi-resource-kubernetes` locally: in the plugin
+# cache of $PULUMI_HOME, where tools/bootstrap installs it (in $PULUMI_KFT_TOOLS/pulumi-home; for
+# another PULUMI_HOME the plugin is linked in below), for the version the pinned SDK asks for. On
+# PATH (an "ambient" plugin) it would also be found, with a warning on every run. The language
+# hosts and the dynamic-provider plugin are "bundled" plugins: found next to the `pulumi` executable.
 
 _kft_env_main() {
     local bin="${1:-${PULUMI_KFT_BIN:-}}"
@@ -67,6 +65,21 @@ _kft_env_main() {
         fi
         export "$key=$(_kft_expand "$val")"
     done < "$envfile"
+    _kft_link_plugins "$PULUMI_KFT_TOOLS/pulumi-home/plugins" "$PULUMI_HOME/plugins"
+}
+
+# The plugins tools/bootstrap installed, linked into another PULUMI_HOME (offline_env.py's link_plugins).
+_kft_link_plugins() {
+    local source="$1" target="$2" plugin binary
+    [ -d "$source" ] && [ "$(cd "$source" && pwd -P)" != "$(mkdir -p "$target" && cd "$target" && pwd -P)" ] || return 0
+    for plugin in "$source"/*/; do
+        [ -d "$plugin" ] || continue
+        mkdir -p "$target/$(basename "$plugin")"
+        for binary in "$plugin"*; do
+            [ -e "$target/$(basename "$plugin")/$(basename "$binary")" ] ||
+                ln -s "$(readlink -f "$binary")" "$target/$(basename "$plugin")/$(basename "$binary")"
+        done
+    done
 }
 
 # Replace every ${NAME} in $1 by the value of NAME; no eval, so values are never executed.

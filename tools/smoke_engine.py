@@ -289,7 +289,7 @@ def install_provider_in_cache(bin_dir: Path, env: dict[str, str]) -> str:
     version = json.loads((Path(auto.__file__).parents[1].parent / "pulumi_kubernetes"
                           / "pulumi-plugin.json").read_text())["version"]
     subprocess.run([str(bin_dir / "pulumi"), "plugin", "install", "resource", "kubernetes", version,
-                    "--file", str(bin_dir / "pulumi-resource-kubernetes")],
+                    "--file", str(bin_dir.parent / "provider" / "pulumi-resource-kubernetes")],
                    env=env, check=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     env["PULUMI_IGNORE_AMBIENT_PLUGINS"] = "true"
     os.environ["PULUMI_IGNORE_AMBIENT_PLUGINS"] = "true"

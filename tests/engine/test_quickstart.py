@@ -31,7 +31,9 @@ def reader_env(engine_bin: Path, home: Path) -> dict[str, str]:
     for key in ("PULUMI_BACKEND_URL", "PULUMI_CONFIG_PASSPHRASE", "PULUMI_HOME", "PULUMI_PYTHON_CMD", "KUBECONFIG",
                 "VIRTUAL_ENV", "PYTHONPATH"):
         env.pop(key, None)
-    env["PATH"] = os.pathsep.join(part for part in env["PATH"].split(os.pathsep) if ".venv" not in part)
+    path = [part for part in env["PATH"].split(os.pathsep) if ".venv" not in part]
+    provider = engine_bin.parent / "provider"  # a reader's pulumi brings its provider itself (downloaded); here, on PATH
+    env["PATH"] = os.pathsep.join([str(provider), *path] if provider.is_dir() else path)
     env["TMPDIR"] = str(home / "tmp")
     return env
 

@@ -103,7 +103,7 @@ class RuntimeReferences(pulumi.runtime.ResourceModule):
         self._made: dict[tuple[str, str], list[PackageRuntime]] = defaultdict(list)
 
     def add(self, runtime: PackageRuntime) -> None:
-        self._made[(runtime._token, runtime._name)].append(runtime)  # noqa: SLF001
+        self._made[(runtime.pulumi_resource_type, runtime.pulumi_resource_name)].append(runtime)
 
     def version(self) -> None:
         return None

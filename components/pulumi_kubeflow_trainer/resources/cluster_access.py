@@ -22,8 +22,9 @@ SETTINGS = ("kubeconfig", "context", "cluster")
 
 
 def provider_of(resource: pulumi.Resource) -> pulumi.ProviderResource | None:
-    """The kubernetes provider the SDK resolved for `resource`; None for the default provider."""
-    provider = getattr(resource, "_provider", None)  # the SDK's own: set by Resource.__init__ for custom resources
+    """The kubernetes provider the SDK resolved for `resource` (given, or inherited from its parent); None
+    for the default provider."""
+    provider = resource.get_provider(resource.pulumi_resource_type)
     return provider if isinstance(provider, pulumi.ProviderResource) else None
 
 

@@ -20,7 +20,7 @@ class InvalidInputError(pulumi.RunError):
 
 def invalid_input(component: pulumi.Resource | tuple[str, str], error: Exception | str) -> InvalidInputError:
     """`component` is the component, or its (type, name) when the error comes before it is registered."""
-    type_, name = component if isinstance(component, tuple) else (component._type, component._name)  # noqa: SLF001
+    type_, name = component if isinstance(component, tuple) else (component.pulumi_resource_type, component.pulumi_resource_name)
     # RunError ends the program with just this message: every field path and value, one per line.
     fields = error.errors if isinstance(error, TrainJobInvalidError) else ()
     return InvalidInputError(f"{type_} {name}: invalid input:\n{error}", fields)

@@ -244,4 +244,4 @@ class TrainJob(TrainJobOutputs, pulumi.ComponentResource):
 def _hook_prefix(name: str, opts: pulumi.ResourceOptions | None) -> str:
     """Unique in the program, as the component's URN is: resource hooks are named per program."""
     parent = opts.parent if opts is not None else None
-    return f"{parent._type}${TYPE}::{name}" if parent is not None else f"{TYPE}::{name}"  # noqa: SLF001
+    return f"{parent.pulumi_resource_type}${TYPE}::{name}" if parent is not None else f"{TYPE}::{name}"
