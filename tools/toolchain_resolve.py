@@ -209,11 +209,12 @@ def k8s_fallback(proxy: Proxy, want: str, pseudo: str, sdk: str, label_override:
     commit = origin_hash(info) or pseudo_commit(pseudo)
     if not commit:
         raise ResolveError(f"no commit for {K8S_PROV_MOD}@{pseudo}: set PULUMI_KFT_K8S_LABEL_OVERRIDE")
-    # Labelled with what it is (nearest release + commit), not with the version it is not: the engine
-    # still uses it for the SDK's request (PATH lookup ignores versions) and only warns.
+    # Labelled with what it is (nearest release + commit), not with the version it is not. With the SDK
+    # pinned at that release, the plugin (installed under this label) serves the SDK's request without a
+    # warning: build metadata does not count in semver precedence.
     label = label_override or f"{sdk}+git.{commit[:12]}"
     log(f"FALLBACK: building {K8S_PROV_MOD}@{pseudo} (commit {commit}) with {K8S_SDK_MOD}@v{sdk},")
-    log(f"  labelled {label}; the Python SDK's request for plugin {want} is served by it via PATH")
+    log(f"  labelled {label}; installed as a plugin of that version, it serves the Python SDK's request for {want}")
     return K8sProvider(pseudo, sdk, label, commit)
 
 

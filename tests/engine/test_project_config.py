@@ -15,8 +15,8 @@ PROGRAM = (REPO / "stacks" / "__main__.py").read_text()
 READS = re.compile(r'\bconfig\.get(?:_bool|_int|_float|_object|_secret)?\(\s*"([A-Za-z0-9_]+)"')
 # Left undeclared on purpose, and described in a comment of Pulumi.yaml instead: any default would change
 # what the program does when they are unset (the TrainJobs' numNodes and suspend as written, the
-# example's own deployRuntimes choice).
-OPTIONAL = {"numNodes", "suspend", "deployRuntimes"}
+# example's own deployRuntimes choice, the runtimes as bundled, no re-run or move).
+OPTIONAL = {"numNodes", "suspend", "deployRuntimes", "runtimeImage", "run", "runtimePin"}
 TYPES = {"string": str, "integer": int, "boolean": bool}
 
 

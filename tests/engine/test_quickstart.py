@@ -35,6 +35,8 @@ def reader_env(engine_bin: Path, home: Path) -> dict[str, str]:
     provider = engine_bin.parent / "provider"  # a reader's pulumi brings its provider itself (downloaded); here, on PATH
     env["PATH"] = os.pathsep.join([str(provider), *path] if provider.is_dir() else path)
     env["TMPDIR"] = str(home / "tmp")
+    # The CLI takes ~ and its own home from the account, not from $HOME: keep its credentials out of ours.
+    env["PULUMI_HOME"] = str(home / ".pulumi")
     return env
 
 
@@ -47,6 +49,7 @@ def test_the_readme_quickstart_runs_as_written(engine_bin: Path, tmp_path: Path)
                             capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, f"the quickstart failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
 
+    assert list((home / "mnist" / ".pulumi" / "stacks" / "mnist").glob("dev.json*")), "the state is in the project"
     rendered = [doc for path in sorted((home / "mnist" / "out" / "1-manifest").glob("*.yaml"))
                 for doc in yaml.safe_load_all(path.read_text()) if doc]
     jobset = next(doc for doc in rendered if doc["kind"] == "JobSet")
