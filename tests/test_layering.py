@@ -18,7 +18,7 @@ LAYERS: list[set[str]] = [
     {"api", "ssh"},  # the models and leaf utilities: they import nothing of the package
     {"framework"},  # the plugin runner and what plugins share; it knows no plugin
     {"yamlio", "loading", "plugins", "status"},
-    {"rendering", "blueprints", "functions"},
+    {"rendering", "blueprints", "runtime_lookup", "functions"},
     {"local", "resources", "cli", "__main__", "__init__"},
 ]
 # The initializers run in slim images: nothing else of the package, so no pydantic, no Pulumi.

@@ -13,6 +13,8 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers see; at run time `__getattr__` imports each on first use
+    from .blueprints import BundledRuntime as BundledRuntime
+    from .blueprints import list_runtimes as list_runtimes
     from .framework.errors import FieldError as FieldError
     from .framework.errors import RuntimeNotFoundError as RuntimeNotFoundError
     from .framework.errors import TrainerError as TrainerError
@@ -38,6 +40,8 @@ _EXPORTS = {
     "Renderer": "rendering",
     "TrainerWarning": "rendering",
     "load": "loading",
+    "list_runtimes": "blueprints",
+    "BundledRuntime": "blueprints",
     "TrainJob": "resources",
     "TrainingRuntime": "resources",
     "ClusterTrainingRuntime": "resources",
@@ -60,6 +64,7 @@ _EXPORTS = {
 _RENAMED = {"Trainer": "TrainerArgs", "DatasetInitializer": "DatasetInitializerArgs", "ModelInitializer": "ModelInitializerArgs"}
 
 __all__ = [
+    "BundledRuntime",
     "ClusterTrainingRuntime",
     "DatasetInitializerArgs",
     "FieldError",
@@ -75,6 +80,7 @@ __all__ = [
     "TrainerError",
     "TrainerWarning",
     "TrainingRuntime",
+    "list_runtimes",
     "load",
     "render",
     "run_local",

@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 from pydantic.alias_generators import to_camel
+
+T = TypeVar("T")
+
+
+class DerivedValues(dict[object, Any]):
+    """What is derived from a model, kept by it: never makes two models unequal (pydantic compares
+    private attributes)."""
+
+    def __eq__(self, other: object) -> bool:
+        return other is None or isinstance(other, DerivedValues)
+
+    __hash__ = None  # a dict: unhashable
 
 
 class KubeModel(BaseModel):
@@ -13,8 +26,9 @@ class KubeModel(BaseModel):
 
     Unknown fields are rejected, as the API server does for a structural CRD schema, and so are values
     of the wrong JSON type (`numNodes: "3"`, `suspend: "true"`): the API server does not coerce them.
-    Models are frozen values: renders cache what they derive from a runtime model, so a changed runtime
-    is a new model (`model_copy(update=...)`), never an edited one.
+    Models are frozen values: what a render derives from one (a runtime's compiled form, a load's check
+    of its values) is kept by the model itself (`derived`), so a changed runtime is a new model
+    (`model_copy(update=...)`, which starts with nothing derived), never an edited one.
     """
 
     model_config = ConfigDict(
@@ -28,9 +42,42 @@ class KubeModel(BaseModel):
         frozen=True,
     )
 
+    # Values derived from this model, by what derives them; goes with the model (see `derived`).
+    _derived_values: DerivedValues | None = PrivateAttr(default=None)
+
     def to_manifest(self) -> dict[str, Any]:
         """The object as the user wrote it: camelCase keys, no unset defaults, no nulls."""
         return self.model_dump(by_alias=True, exclude_unset=True, exclude_none=True, mode="json")
+
+    def derived(self, key: object, compute: Callable[[Any], T]) -> T:
+        """`compute(self)`, computed once and kept by this model, under `key` (one key per kind of value):
+        the model is a frozen value, so the value stays true as long as the model lives, and goes with it.
+        A copy of the model starts with nothing derived."""
+        values = self._derived_values
+        if values is None:
+            values = self._derived_values = DerivedValues()
+        elif key in values:
+            found: T = values[key]
+            return found
+        value = values[key] = compute(self)
+        return value
+
+    def __copy__(self) -> Any:
+        copied = super().__copy__()
+        copied._derived_values = None
+        return copied
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Any:
+        copied = super().__deepcopy__(memo)
+        copied._derived_values = None
+        return copied
+
+    def __getstate__(self) -> dict[Any, Any]:
+        state = super().__getstate__()
+        private = state.get("__pydantic_private__")
+        if private:  # what is derived is rebuilt where the model is unpickled, never shipped with it
+            state["__pydantic_private__"] = {**private, "_derived_values": None}
+        return state
 
 
 class OpenKubeModel(KubeModel):
