@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..api.runtime import ClusterTrainingRuntime, TrainingRuntime
+from ..api.runtime import ClusterTrainingRuntime as ClusterTrainingRuntimeModel
+from ..api.runtime import TrainingRuntime as TrainingRuntimeModel
 from ..runtime_lookup import RuntimeLookup, runtime_model
 from .runtime import RuntimeComponent
 
-RuntimeInput = RuntimeComponent | TrainingRuntime | ClusterTrainingRuntime | Mapping[str, Any] | str
+RuntimeInput = RuntimeComponent | TrainingRuntimeModel | ClusterTrainingRuntimeModel | Mapping[str, Any] | str
 """A runtime as TrainJobs and catalogs take it: a component, an API model, a manifest dict or YAML text."""
 
 __all__ = ["RuntimeCatalog", "RuntimeInput", "as_catalog", "runtime_model"]
