@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from .api import constants as c
 from .api.admission import Admission
-from .api.base import KubeModel
+from .api.base import ObjectModel
 from .api.core import KubeObject
 from .api.jobset import JobSet
 from .api.runtime import ClusterTrainingRuntime, TrainingRuntime
@@ -75,11 +75,11 @@ def _unknown_kind(kind: str, api_version: str, where: str) -> FieldError:
 
 @dataclass(frozen=True)
 class Document:
-    """A loaded object and where it came from: `file.yaml#2 (TrainJob/job)`, or `TrainJob/job` for a
-    dict or model given in Python."""
+    """A loaded object and where it came from: `file.yaml#2 (TrainJob/job)`, `TrainJob/job` for a dict
+    given in Python, "" for a model given as one (its kind and name say it)."""
 
     model: Loaded
-    where: str
+    where: str = ""
 
 
 def admission(registry: PluginRegistry | None = None, *, refuse_undeployable: bool = False) -> Admission:
@@ -87,7 +87,7 @@ def admission(registry: PluginRegistry | None = None, *, refuse_undeployable: bo
     the CRD: its plugins' mlPolicy keys; with `refuse_undeployable`, not the counts the API server would
     refuse in the JobSet rendered from a TrainJob (api.admission)."""
     policies = registry.policies if registry is not None else default_framework().policies
-    return Admission(policy_sources=policies.sources(), refuse_undeployable=refuse_undeployable)
+    return policies.admission(refuse_undeployable=refuse_undeployable)
 
 
 def parse(manifest: Mapping[str, Any], where: str = "", *, rules: Admission | None = None) -> Loaded:
@@ -122,7 +122,7 @@ def load(source: Source | Iterable[Source], *, registry: PluginRegistry | None =
 
 def read(source: Source | Iterable[Source], *, registry: PluginRegistry | None = None, refuse_undeployable: bool = False) -> list[Document]:
     """`load`, with where each object came from (file and document)."""
-    rules = admission(registry, refuse_undeployable=refuse_undeployable)
+    rules: Admission | None = None  # made at the first manifest to parse: a list of models needs none
     loaded: list[Document] = []
     errors: list[FieldError] = []
     budget = Budget()  # the limits hold for all the sources together
@@ -133,7 +133,7 @@ def read(source: Source | Iterable[Source], *, registry: PluginRegistry | None =
         if isinstance(item, BaseModel):
             try:
                 _check_model(item, "", budget)
-                loaded.append(Document(item, _model_label(item)))  # type: ignore[arg-type]
+                loaded.append(Document(item))  # type: ignore[arg-type]
             except TrainJobInvalidError as invalid:
                 errors.extend(invalid.errors)
             continue
@@ -142,19 +142,15 @@ def read(source: Source | Iterable[Source], *, registry: PluginRegistry | None =
                 if not checked:
                     _check_json(manifest, where, budget)
                 if isinstance(manifest, BaseModel):
-                    loaded.append(Document(manifest, _model_label(manifest)))  # type: ignore[arg-type]
+                    loaded.append(Document(manifest))  # type: ignore[arg-type]
                 else:
+                    rules = rules or admission(registry, refuse_undeployable=refuse_undeployable)
                     loaded.append(Document(parse(manifest, where, rules=rules), describe(manifest, where)))
             except TrainJobInvalidError as invalid:
                 errors.extend(invalid.errors)
     if errors:
         raise TrainJobInvalidError(errors)
     return loaded
-
-
-def _model_label(model: BaseModel) -> str:
-    metadata = getattr(model, "metadata", None)
-    return f"{_label(getattr(model, 'kind', None))}/{_label(getattr(metadata, 'name', None))}"
 
 
 def _manifests(source: Any, budget: Budget, depth: int) -> Iterable[tuple[Any, str, bool]]:
@@ -231,8 +227,8 @@ def _check_json(manifest: Any, where: str, budget: Budget) -> None:
 
 def _check_model(manifest: BaseModel, where: str, budget: Budget) -> None:
     """What the model holds must be what YAML could hold, within what is left of the budget. A
-    KubeModel keeps what its check cost (it is a frozen value), so a second load of it only counts."""
-    if isinstance(manifest, KubeModel):
+    whole object keeps what its check cost (it is a frozen value), so a second load of it only counts."""
+    if isinstance(manifest, ObjectModel):
         values, chars = manifest.derived(_CHECK_COST, lambda model: _model_cost(model, where))
     else:
         values, chars = _model_cost(manifest, where)

@@ -71,18 +71,21 @@ class Renderer:
     def _prepare(self, runtime: Runtime) -> list[FieldError]:
         """Compiles `runtime` and keeps it if the runtime webhook and the registry take it; its errors."""
         compiled = CompiledRuntime.of(runtime)
-        source = self.origin(runtime.kind, runtime_key(runtime)[1], runtime.name)
-        errors = [error.within(source) for error in [*compiled.verdict.errors, *self._policy_errors(runtime)]]
+        errors = [*compiled.verdict.errors, *self._policy_errors(runtime)]
         self.warnings.extend(compiled.verdict.warnings)
-        if not errors:
-            self._prepared[compiled.key] = compiled
-        return errors
+        if errors:
+            source = self.origin(runtime.kind, compiled.key[1], runtime.name)
+            return [error.within(source) for error in errors]
+        self._prepared[compiled.key] = compiled
+        return []
 
     def _policy_errors(self, runtime: Runtime) -> list[FieldError]:
         """A plugin's mlPolicy key must be one this registry's plugins handle, validated with its model."""
         policy = runtime.spec.ml_policy
-        key = policy.source_key if policy is not None else None
-        if policy is None or key is None or key in BUILTIN_SOURCE_FIELDS:
+        if policy is None or not policy.__pydantic_extra__:
+            return []  # no key of a plugin's (extra fields hold them)
+        key = policy.source_key
+        if key is None or key in BUILTIN_SOURCE_FIELDS:
             return []
         model, value = self.framework.policies.sources().get(key), policy.source(key)
         if model is None:
@@ -99,6 +102,10 @@ class Renderer:
         return self.origins.get((kind, namespace, name)) or f"{kind}/{name}"
 
     def resolve(self, trainjob: TrainJob) -> CompiledRuntime:
+        ref = trainjob.spec.runtime_ref
+        given = self._prepared.get((ref.kind, trainjob.namespace if ref.kind == c.TRAINING_RUNTIME_KIND else "", ref.name))
+        if given is not None and ref.api_group == c.GROUP:
+            return given  # step 1 of the rule, by the key it looks up (`runtime_key`)
         runtime = self.lookup.resolve(trainjob)
         compiled = self._prepared.get(runtime_key(runtime))
         if compiled is None:  # a bundled runtime, prepared on first use
@@ -126,27 +133,32 @@ class Renderer:
 
     def render(self, trainjob: TrainJob) -> list[Manifest]:
         """The children of one TrainJob, dependencies first; raises TrainJobInvalidError on bad input."""
-        source = self.origin(c.TRAINJOB_KIND, trainjob.metadata.namespace or "", trainjob.metadata.name or "")
         try:
             compiled = self.resolve(trainjob)
         except RuntimeNotFoundError as missing:
-            raise TrainJobInvalidError(missing.errors, source=source) from None
+            raise TrainJobInvalidError(missing.errors, source=self.source_of(trainjob)) from None
         # Validation only reads the RuntimeInfo, so the same one is then built upon.
         info = build_runtime_info(trainjob, self.framework.plan(compiled))
         verdict = self._validate(info, trainjob)
-        self._stop_if([*verdict.errors], verdict.warnings, source)
+        if verdict.errors or verdict.warnings:
+            self._stop_if(list(verdict.errors), verdict.warnings, self.source_of(trainjob))
         if trainjob.spec.managed_by == c.MANAGED_BY_MULTIKUEUE and not self.context.multikueue_jobset:
             self.warnings.append(
-                f"{source}: spec.managedBy is {c.MANAGED_BY_MULTIKUEUE}: the Trainer controller creates nothing for it "
-                "(MultiKueue dispatches the TrainJob to a worker cluster)"
+                f"{self.source_of(trainjob)}: spec.managedBy is {c.MANAGED_BY_MULTIKUEUE}: the Trainer controller creates "
+                "nothing for it (MultiKueue dispatches the TrainJob to a worker cluster)"
             )
             return []
         try:
             manifests = self.framework.build(info, trainjob, self.context)
         except TrainJobInvalidError as invalid:
-            raise TrainJobInvalidError(invalid.errors, source=source) from None
-        self._stop_if([], info.warnings, source)
+            raise TrainJobInvalidError(invalid.errors, source=self.source_of(trainjob)) from None
+        if info.warnings:
+            self._stop_if([], info.warnings, self.source_of(trainjob))
         return manifests
+
+    def source_of(self, trainjob: TrainJob) -> str:
+        """Where a TrainJob's errors and warnings are from; made only when there are some."""
+        return self.origin(c.TRAINJOB_KIND, trainjob.metadata.namespace or "", trainjob.metadata.name or "")
 
     def _stop_if(self, errors: list[FieldError], found: Sequence[str], source: str) -> None:
         """Raises the errors, with the findings this renderer refuses (`Refused` unless it only admits,
@@ -166,6 +178,8 @@ def origins_of(documents: Iterable[Document]) -> dict[tuple[str, str, str], str]
     found: dict[tuple[str, str, str], str] = {}
     for document in documents:
         model = document.model
+        if not document.where:
+            continue  # a model given as one: `Renderer.origin` names it by kind and name
         if isinstance(model, TrainJob):
             found[(c.TRAINJOB_KIND, model.metadata.namespace or "", model.name)] = document.where
         elif isinstance(model, _RUNTIME_KINDS):

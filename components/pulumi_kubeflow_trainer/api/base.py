@@ -26,9 +26,10 @@ class KubeModel(BaseModel):
 
     Unknown fields are rejected, as the API server does for a structural CRD schema, and so are values
     of the wrong JSON type (`numNodes: "3"`, `suspend: "true"`): the API server does not coerce them.
-    Models are frozen values: what a render derives from one (a runtime's compiled form, a load's check
-    of its values) is kept by the model itself (`derived`), so a changed runtime is a new model
-    (`model_copy(update=...)`, which starts with nothing derived), never an edited one.
+    Models are frozen values: what a render derives from a whole object (a runtime's compiled form, a
+    load's check of its values) is kept by the object itself (`ObjectModel.derived`), so a changed
+    runtime is a new model (`model_copy(update=...)`, which starts with nothing derived), never an
+    edited one.
     """
 
     model_config = ConfigDict(
@@ -42,18 +43,34 @@ class KubeModel(BaseModel):
         frozen=True,
     )
 
-    # Values derived from this model, by what derives them; goes with the model (see `derived`).
-    _derived_values: DerivedValues | None = PrivateAttr(default=None)
-
     def to_manifest(self) -> dict[str, Any]:
         """The object as the user wrote it: camelCase keys, no unset defaults, no nulls."""
         return self.model_dump(by_alias=True, exclude_unset=True, exclude_none=True, mode="json")
 
+
+class OpenKubeModel(KubeModel):
+    """A Kubernetes core type modelled only in the fields this library reads.
+
+    Its other fields (probes, security contexts, volume sources, ...) pass through unchanged.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+
+class ObjectModel(KubeModel):
+    """A whole Kubernetes object (TrainJob, runtime, JobSet, any other object given): it keeps what a
+    render derives from it (`derived`). Only whole objects do: a private attribute costs every model
+    that has one at construction, and parts are many."""
+
+    # Values derived from this object, by what derives them; they go with it.
+    _derived_values: DerivedValues | None = PrivateAttr(default=None)
+
     def derived(self, key: object, compute: Callable[[Any], T]) -> T:
-        """`compute(self)`, computed once and kept by this model, under `key` (one key per kind of value):
-        the model is a frozen value, so the value stays true as long as the model lives, and goes with it.
-        A copy of the model starts with nothing derived."""
-        values = self._derived_values
+        """`compute(self)`, computed once and kept by this object, under `key` (one key per kind of value):
+        the object is a frozen value, so the value stays true as long as the object lives, and goes with
+        it. A copy starts with nothing derived."""
+        private = self.__pydantic_private__  # read directly: pydantic's attribute path is slow, and this runs per render
+        values = private.get("_derived_values") if private is not None else None
         if values is None:
             values = self._derived_values = DerivedValues()
         elif key in values:
@@ -78,12 +95,3 @@ class KubeModel(BaseModel):
         if private:  # what is derived is rebuilt where the model is unpickled, never shipped with it
             state["__pydantic_private__"] = {**private, "_derived_values": None}
         return state
-
-
-class OpenKubeModel(KubeModel):
-    """A Kubernetes core type modelled only in the fields this library reads.
-
-    Its other fields (probes, security contexts, volume sources, ...) pass through unchanged.
-    """
-
-    model_config = ConfigDict(extra="allow")

@@ -9,7 +9,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from . import constants as c
 from .admission import admission_of
-from .base import KubeModel
+from .base import KubeModel, ObjectModel
 from .core import ObjectMeta
 from .jobset import JobSetTemplateSpec
 from .rules import known_api_version, require_unique, rule_error, show, unique_by
@@ -191,7 +191,7 @@ class TrainingRuntimeSpec(KubeModel):
     template: JobSetTemplateSpec = Field(default_factory=JobSetTemplateSpec)
 
 
-class _RuntimeBase(KubeModel):
+class _RuntimeBase(ObjectModel):
     api_version: str
     metadata: ObjectMeta
     spec: TrainingRuntimeSpec

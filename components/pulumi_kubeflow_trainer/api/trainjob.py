@@ -9,7 +9,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from . import constants as c
 from .admission import admission_of
-from .base import KubeModel
+from .base import KubeModel, ObjectModel
 from .core import Condition, EnvVar, LocalObjectReference, ObjectMeta, ResourceRequirements
 from .patches import RuntimePatch
 from .rules import known_api_version, rule_error, show, unique_by
@@ -165,7 +165,7 @@ class TrainJobSpec(KubeModel):
     _unique_managers = unique_by("manager", "runtime_patches")
 
 
-class TrainJob(KubeModel):
+class TrainJob(ObjectModel):
     api_version: str = c.API_VERSION_UPSTREAM
     kind: Literal["TrainJob"] = "TrainJob"
     metadata: ObjectMeta

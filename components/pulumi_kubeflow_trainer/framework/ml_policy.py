@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from ..api.admission import Admission
 from ..api.base import KubeModel
 from ..api.runtime import BUILTIN_SOURCE_FIELDS, MLPolicy, Runtime
 from .errors import PluginRegistrationError
@@ -43,6 +44,7 @@ class MLPolicyTable:
         self._plugins: dict[str, MLPolicyPlugin] = {}
         self._left_to_plainml: set[str] = set()
         self._sources: dict[str, type[KubeModel]] = {}  # read on every load: kept, not derived per call
+        self._admissions: dict[bool, Admission] = {}  # the same, as loads pass it; made again after a claim
 
     def claim(self, plugin: object) -> None:
         """Record `plugin`'s key, if it declares one (`MLPolicyPlugin`)."""
@@ -59,6 +61,7 @@ class MLPolicyTable:
             self._left_to_plainml.add(key)
         if key not in BUILTIN_SOURCE_FIELDS and isinstance(plugin, PolicySourcePlugin):
             self._sources[key] = plugin.ml_policy_source
+        self._admissions.clear()
 
     def plugin_for(self, key: str) -> MLPolicyPlugin | None:
         return self._plugins.get(key)
@@ -80,6 +83,13 @@ class MLPolicyTable:
         """The keys plugins add that the CRD lacks, with the model of each: how a load of runtimes for
         this registry validates them (`loading.load(..., registry=...)`)."""
         return MappingProxyType(self._sources)
+
+    def admission(self, *, refuse_undeployable: bool = False) -> Admission:
+        """What a load for this table's registry admits beyond the CRD (api.admission)."""
+        found = self._admissions.get(refuse_undeployable)
+        if found is None:
+            found = self._admissions[refuse_undeployable] = Admission(self.sources(), refuse_undeployable)
+        return found
 
     def launchers(self) -> list[tuple[str, FunctionLauncher]]:
         """(key, launcher) of every claimed policy, in the order they were claimed."""

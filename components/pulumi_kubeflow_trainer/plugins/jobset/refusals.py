@@ -98,7 +98,9 @@ def build_refusals(info: RuntimeInfo) -> Sequence[Check]:
                 if not container.get("image"):
                     runtime_names = [item.get("name") for item in info.compiled.containers_of(pod_set.name, field)]
                     found.append(Refused(_missing_image(pod_set.name, field, container.get("name"), runtime_names)))
-                found.extend(Refused(error) for error in resource_refusals(info, pod_set, field, container))
+                resources = container.get("resources")
+                if resources and resources.get("requests"):  # nothing to check otherwise: most containers
+                    found.extend(map(Refused, resource_refusals(info, pod_set, container)))
     order: tuple[Check, ...] = info.compiled.derive(JOB_ORDER_REFUSALS)
     return [*found, *order] if found else order
 
@@ -124,7 +126,7 @@ def overcommit_allowed(resource: str) -> bool:
     return native and not resource.startswith("hugepages-")
 
 
-def resource_refusals(info: RuntimeInfo, pod_set: PodSet, field: str, container: Manifest) -> list[FieldError]:
+def resource_refusals(info: RuntimeInfo, pod_set: PodSet, container: Manifest) -> list[FieldError]:
     """The API server's rule on a container's requests against its limits (`validateResourceRequirements`):
     a request above its limit is refused; so is an extended resource's request without a limit equal to it."""
     resources = container.get("resources") or {}
