@@ -127,7 +127,7 @@ def read(source: Source | Iterable[Source], *, registry: PluginRegistry | None =
     errors: list[FieldError] = []
     budget = Budget()  # the limits hold for all the sources together
     # A list of models, what a program that loaded its objects once passes on every render, takes no
-    # generator: each model's check is kept by the model (`KubeModel.derived`), and the model as it is.
+    # generator: each model's check is kept by the model (`ObjectModel.derived`), and the model as it is.
     items, depth = (source, 1) if isinstance(source, (list, tuple)) else ((source,), 0)
     for item in items:
         if isinstance(item, BaseModel):

@@ -1,4 +1,4 @@
-"""What a render derives from a model is kept by the model (`KubeModel.derived`), and by nothing else:
+"""What a render derives from a whole object is kept by it (`ObjectModel.derived`), and by nothing else:
 no table outlives the objects it is about, and a copy, a pickle or an equality never sees it."""
 
 from __future__ import annotations
