@@ -7,7 +7,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pulumi_kubeflow_trainer.blueprints import bundled_runtime, bundled_runtimes, load_runtime_file, runtimes_dir
+import pulumi_kubeflow_trainer as kt
+from pulumi_kubeflow_trainer.blueprints import (
+    bundled_runtime,
+    bundled_runtime_names,
+    bundled_runtimes,
+    list_runtimes,
+    load_runtime_file,
+    runtimes_dir,
+)
 from pulumi_kubeflow_trainer.framework.errors import BlueprintError
 from pulumi_kubeflow_trainer.ssh import seeded_key_generator
 from pulumi_kubeflow_trainer.yamlio import dump_all
@@ -90,5 +98,16 @@ def test_an_invalid_file_names_itself_and_the_field(tmp_path: Path) -> None:
 
 def test_bundled_runtime_by_name() -> None:
     assert bundled_runtime("torch-distributed").name == "torch-distributed"
-    with pytest.raises(BlueprintError, match="no bundled runtime named 'nope'; bundled: deepspeed-distributed, "):
+    with pytest.raises(BlueprintError, match="no bundled runtime named 'nope'; the bundled runtimes are: deepspeed-distributed, "):
         bundled_runtime("nope")
+    with pytest.raises(BlueprintError, match="no bundled runtime named 'pytorch-distributed'; did you mean 'torch-distributed'?"):
+        bundled_runtime("pytorch-distributed")
+
+
+def test_list_runtimes_gives_each_bundled_runtime_with_its_framework_and_description() -> None:
+    listed = {runtime.name: runtime for runtime in list_runtimes()}
+    assert list(listed) == [runtime.name for runtime in bundled_runtimes()] == bundled_runtime_names()
+    assert (listed["torch-distributed"].framework, listed["torch-distributed"].description) == ("torch", "PyTorch DDP/FSDP with torchrun")
+    assert (listed["deepspeed-distributed"].framework, listed["deepspeed-distributed"].description) == ("deepspeed", "deepspeed over OpenMPI")
+    assert all(runtime.framework and runtime.description for runtime in listed.values())
+    assert kt.list_runtimes() == list_runtimes(), "exported at the top level"

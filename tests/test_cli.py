@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from pulumi_kubeflow_trainer.api import constants as c
+from pulumi_kubeflow_trainer.blueprints import bundled_runtime_names
 from pulumi_kubeflow_trainer.cli import main
 from pulumi_kubeflow_trainer.status import timestamp
 from pulumi_kubeflow_trainer.yamlio import dump_all
@@ -48,7 +49,7 @@ def test_render_writes_the_children_as_multi_document_yaml(capsys: pytest.Captur
     assert (code, err) == (0, "")
     assert out.startswith("---\n")
     kinds = [(doc["kind"], doc["metadata"]["name"]) for doc in yaml.safe_load_all(out)]
-    assert kinds == [("Secret", "job-mpi-ssh-auth"), ("ConfigMap", "job-mpi-hostfile"), ("ConfigMap", "job-runtime-snapshot"), ("JobSet", "job")]
+    assert kinds == [("Secret", "job-mpi-ssh-auth"), ("ConfigMap", "job-mpi-hostfile"), ("JobSet", "job")]
 
 
 def test_render_with_a_seed_is_reproducible(capsys: pytest.CaptureFixture[str], files: dict[str, str]) -> None:
@@ -56,17 +57,27 @@ def test_render_with_a_seed_is_reproducible(capsys: pytest.CaptureFixture[str], 
     assert first == run(capsys, "render", "-f", files["dir"], "--seed", "s")
 
 
-def test_render_options_drop_the_snapshot(capsys: pytest.CaptureFixture[str], files: dict[str, str]) -> None:
-    _, out, _ = run(capsys, "render", "-f", files["dir"], "--no-snapshot", "--seed", "s")
-    assert "job-runtime-snapshot" not in out
+def test_the_snapshot_is_emitted_on_request_only_as_by_the_components(capsys: pytest.CaptureFixture[str], files: dict[str, str]) -> None:
+    _, out, _ = run(capsys, "render", "-f", files["dir"], "--snapshot", "--seed", "s")
+    assert "job-runtime-snapshot" in out
+    for off in ([], ["--no-snapshot"]):
+        _, out, _ = run(capsys, "render", "-f", files["dir"], *off, "--seed", "s")
+        assert "job-runtime-snapshot" not in out
 
 
-def test_render_resolves_bundled_runtimes_on_request(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", ["render", "validate"])
+def test_render_and_validate_resolve_the_bundled_runtimes_unless_turned_off(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str
+) -> None:
     trainjob = write(tmp_path / "t.yaml", make_trainjob("team", "job").runtime_ref("torch-distributed").num_nodes(2).obj())
-    code, _, err = run(capsys, "render", "-f", trainjob)
-    assert code == 1 and "not found" in err and err.startswith("error: ")
-    code, out, _ = run(capsys, "render", "-f", trainjob, "--bundled-runtimes")
-    assert code == 0 and "PET_NNODES" in out
+    for on in ([], ["--bundled-runtimes"]):
+        code, out, err = run(capsys, command, "-f", trainjob, *on)
+        assert (code, err) == (0, ""), (on, err)
+        assert command == "validate" or "PET_NNODES" in out
+    code, out, err = run(capsys, command, "-f", trainjob, "--no-bundled-runtimes")
+    said = (out + err).splitlines()[0]
+    assert code == 1 and f"{trainjob}#1 (TrainJob/job): spec.runtimeRef: " in said and "ClusterTrainingRuntime 'torch-distributed' not found" in said
+    assert "turned off here (bundled=False, --no-bundled-runtimes)" in said and "torch-distributed, " in said
 
 
 def test_a_given_runtime_wins_over_the_bundled_one_of_the_same_name(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -80,7 +91,7 @@ def test_render_multikueue(capsys: pytest.CaptureFixture[str], files: dict[str, 
     trainjob = write(tmp_path / "mk.yaml", make_trainjob("team", "mk").runtime_ref("rt").managed_by(c.MANAGED_BY_MULTIKUEUE).obj())
     code, out, err = run(capsys, "render", "-f", files["runtime"], "-f", trainjob)
     assert (code, out) == (0, "")
-    assert err.startswith("warning: TrainJob/mk: spec.managedBy is kueue.x-k8s.io/multikueue")
+    assert err.startswith(f"warning: {trainjob}#1 (TrainJob/mk): spec.managedBy is kueue.x-k8s.io/multikueue")
     _, out, _ = run(capsys, "render", "-f", files["runtime"], "-f", trainjob, "--multikueue-jobset", "--seed", "s")
     assert "managedBy: kueue.x-k8s.io/multikueue" in out
 
@@ -90,8 +101,8 @@ def test_render_errors_go_to_stderr_with_their_source(capsys: pytest.CaptureFixt
     code, out, err = run(capsys, "render", "-f", files["runtime"], "-f", trainjob)
     assert (code, out) == (1, "")
     assert err == (
-        "error: TrainJob/job: spec.trainer.env: Invalid value: [\"OMPI_MCA_plm_rsh_args\"]: must not have reserved envs, "
-        "invalid envs configured: [OMPI_MCA_plm_rsh_args]; the MPI runtime sets them\n"
+        f"error: {trainjob}#1 (TrainJob/job): spec.trainer.env: Invalid value: [\"OMPI_MCA_plm_rsh_args\"]: must not have "
+        "reserved envs, invalid envs configured: [OMPI_MCA_plm_rsh_args]; the MPI runtime sets them\n"
     )
 
 
@@ -104,16 +115,19 @@ def test_validate_prints_one_path_message_line_per_error(capsys: pytest.CaptureF
     code, out, err = run(capsys, "validate", "-f", trainjob)
     assert (code, err) == (1, "")
     lines = out.splitlines()
-    assert [line.split(": ", 1)[0] for line in lines] == ["metadata.name", "spec.trainer.numNodes", "spec.trainer.numProcPerNode"]
+    where = f"{trainjob}#1 (TrainJob/Bad_Name): "
+    assert all(line.startswith(where) for line in lines), "each line names the file and the document"
+    assert [line[len(where):].split(": ", 1)[0] for line in lines] == ["metadata.name", "spec.trainer.numNodes", "spec.trainer.numProcPerNode"]
     assert "metadata.name must match RFC 1035 DNS label format" in lines[0]
 
 
 def test_validate_reports_webhook_errors_and_warnings(capsys: pytest.CaptureFixture[str], files: dict[str, str], tmp_path: Path) -> None:
     deprecated = make_runtime("old").torch().trainer().label(c.LABEL_SUPPORT, c.SUPPORT_DEPRECATED).obj()
     bad = make_trainjob("team", "j").runtime_ref("old").env(PET_NNODES="1").obj()
-    code, out, err = run(capsys, "validate", "-f", write(tmp_path / "all.yaml", deprecated, bad))
+    path = write(tmp_path / "all.yaml", deprecated, bad)
+    code, out, err = run(capsys, "validate", "-f", path)
     assert code == 1
-    assert out.startswith("spec.trainer.env: Invalid value: ")
+    assert out.startswith(f"{path}#2 (TrainJob/j): spec.trainer.env: Invalid value: ")
     assert len(out.splitlines()) == 1
     warnings = err.splitlines()
     assert len(warnings) == 2 and all(line.startswith("warning: ") for line in warnings)
@@ -130,14 +144,15 @@ def test_validate_checks_updates_against_the_old_objects(capsys: pytest.CaptureF
     old = write(tmp_path / "old.yaml", make_trainjob("team", "job").runtime_ref("rt").num_nodes(1).obj())
     code, out, _ = run(capsys, "validate", "-f", files["dir"], "--old", old)
     assert code == 1
-    assert out.startswith('spec.trainer: Invalid value: "object": field is immutable')
+    assert out.startswith(f'{files["trainjob"]}#1 (TrainJob/job): spec.trainer: Invalid value: "object": field is immutable')
 
 
 def test_validate_reports_runtime_errors_as_lines(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     runtime = make_runtime("rt").torch().job(replicated_job("node", container("main"), ancestor="trainer")).obj()
-    code, out, _ = run(capsys, "validate", "-f", write(tmp_path / "rt.yaml", runtime))
+    path = write(tmp_path / "rt.yaml", runtime)
+    code, out, _ = run(capsys, "validate", "-f", path)
     assert code == 1
-    assert out.startswith("spec.template.spec.replicatedJobs[0].template.spec.template.spec.containers: Invalid value: ")
+    assert out.startswith(f"{path}#1 (ClusterTrainingRuntime/rt): spec.template.spec.replicatedJobs[0].template.spec.template.spec.containers: ")
 
 
 def test_status_prints_trainjobs_with_their_derived_status(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -159,9 +174,10 @@ def test_status_prints_trainjobs_with_their_derived_status(capsys: pytest.Captur
 def test_status_evaluates_deadlines_at_now_and_warns_without_a_jobset(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     trainjob = make_trainjob("team", "job").runtime_ref("rt").set("spec.activeDeadlineSeconds", 60)
     trainjob.set("metadata.creationTimestamp", "2026-01-01T00:00:00Z")
-    code, out, err = run(capsys, "status", "-f", write(tmp_path / "s.yaml", trainjob.obj()), "--now", "2026-01-01T00:05:00Z")
+    path = write(tmp_path / "s.yaml", trainjob.obj())
+    code, out, err = run(capsys, "status", "-f", path, "--now", "2026-01-01T00:05:00Z")
     assert code == 0
-    assert err.startswith("warning: TrainJob/job: no JobSet named 'job'")
+    assert err.startswith(f"warning: {path}#1 (TrainJob/job): no JobSet named 'job'")
     (document,) = yaml.safe_load_all(out)
     assert document["status"]["conditions"][0]["reason"] == "DeadlineExceeded"
     assert document["status"]["conditions"][0]["lastTransitionTime"] == timestamp(datetime(2026, 1, 1, 0, 5, tzinfo=timezone.utc))
@@ -256,21 +272,79 @@ def test_an_upstream_example_with_a_kueue_queue_puts_the_label_on_the_jobset(
     assert jobset["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "user-queue"}
 
 
-def test_checks_upstream_lacks_are_warnings_and_strict_refuses(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_what_the_cluster_refuses_stops_render_and_is_a_warning_of_validate(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`render` creates the JobSet: what the API server would refuse in it is an error. `validate` answers
+    for the TrainJob object as v2.3.0 admits it: a warning, an error with --strict. Checks the cluster
+    would not refuse (a deadline without effect) are warnings of both."""
     runtime = make_runtime("rt").torch().trainer(container(image=None)).obj()
     trainjob = make_trainjob("team", "job").runtime_ref("rt").num_nodes(1).set("spec.activeDeadlineSeconds", 60).obj()
     path = write(tmp_path / "all.yaml", runtime, trainjob)
-    for command in ("render", "validate"):
-        code, out, err = run(capsys, command, "-f", path)
-        assert code == 0, (command, out, err)
-        lines = err.splitlines()
-        assert any(line.startswith("warning: TrainJob/job: spec.trainer.image: Required value: ") for line in lines), err
-        assert any(line.startswith("warning: TrainJob/job: spec.activeDeadlineSeconds: ") for line in lines), err
-    code, out, err = run(capsys, "render", "--strict", "-f", path)
+    where = f"{path}#2 (TrainJob/job)"
+    code, out, err = run(capsys, "render", "-f", path)
     assert (code, out) == (1, "")
-    assert "error: TrainJob/job: spec.trainer.image: Required value: " in err
+    assert f"error: {where}: spec.trainer.image: Required value: " in err
+    code, out, err = run(capsys, "validate", "-f", path)
+    assert (code, out) == (0, ""), err
+    lines = err.splitlines()
+    assert any(line.startswith(f"warning: {where}: spec.trainer.image: Required value: ") for line in lines), err
+    assert any(line.startswith(f"warning: {where}: spec.activeDeadlineSeconds: ") for line in lines), err
     code, out, _ = run(capsys, "validate", "--strict", "-f", path)
-    assert code == 1 and out.startswith("spec.")
+    assert code == 1 and out.startswith(f"{where}: spec.")
+
+
+def test_validate_strict_reports_every_finding_of_a_file_at_once(capsys: pytest.CaptureFixture[str], files: dict[str, str], tmp_path: Path) -> None:
+    """A typo and a negative node count in one TrainJob: both, not the typo alone."""
+    trainjob = make_trainjob("team", "job").runtime_ref("rt").num_nodes(-1).set("spec.trainer.imagee", "x").obj()
+    path = write(tmp_path / "typo.yaml", trainjob)
+    code, out, _ = run(capsys, "validate", "--strict", "-f", files["runtime"], "-f", path)
+    assert code == 1
+    assert sorted(line.split(": ", 2)[1] for line in out.splitlines()) == ["spec.trainer.imagee", "spec.trainer.numNodes"], out
+    assert all(line.startswith(f"{path}#1 (TrainJob/job): ") for line in out.splitlines())
+    assert "Invalid value: -1: must be greater than or equal to 0" in out
+    code, out, _ = run(capsys, "validate", "-f", files["runtime"], "-f", path)
+    assert code == 1 and [line.split(": ", 2)[1] for line in out.splitlines()] == ["spec.trainer.imagee"], "v2.3.0 admits the count"
+
+
+@pytest.mark.parametrize(
+    ("trainer", "path", "says"),
+    [
+        ({"numNodes": -1}, "spec.trainer.numNodes", "Invalid value: -1: must be greater than or equal to 0"),
+        ({"numProcPerNode": 0}, "spec.trainer.numProcPerNode", "Invalid value: 0: must be greater than or equal to 1"),
+        ({"resourcesPerNode": {"requests": {"nvidia.com/gpu": 2}}}, "spec.trainer.resourcesPerNode.limits",
+         "Required value: nvidia.com/gpu is requested (2) without a limit"),
+        ({"resourcesPerNode": {"requests": {"nvidia.com/gpu": 1}, "limits": {"nvidia.com/gpu": 2}}}, "spec.trainer.resourcesPerNode.requests",
+         'Invalid value: "1": must be equal to nvidia.com/gpu limit of 2'),
+        ({"resourcesPerNode": {"requests": {"cpu": "4"}, "limits": {"cpu": "2"}}}, "spec.trainer.resourcesPerNode.requests",
+         'Invalid value: "4": must be less than or equal to cpu limit of 2'),
+    ],
+    ids=["a negative node count", "no process per node", "a GPU requested without a limit", "a GPU requested below its limit",
+         "a CPU request above its limit"],
+)
+def test_render_and_validate_answer_the_same_trainjob_alike(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, trainer: dict[str, Any], path: str, says: str
+) -> None:
+    """One lookup (the bundled torch-distributed, not given), one finding: an error of `render`, a
+    warning of `validate` (v2.3.0 admits it), an error of `validate --strict`; each names the file."""
+    trainjob = make_trainjob("team", "job").runtime_ref("torch-distributed").obj()
+    trainjob["spec"]["trainer"] = {"image": "train:1", **trainer}
+    file = write(tmp_path / "job.yaml", trainjob)
+    finding = f"{file}#1 (TrainJob/job): {path}: {says}"
+    code, out, err = run(capsys, "render", "-f", file)
+    assert (code, out) == (1, "") and err.startswith(f"error: {finding}"), err
+    code, out, err = run(capsys, "validate", "-f", file)
+    assert (code, out) == (0, "") and f"warning: {finding}" in err, err
+    code, out, _ = run(capsys, "validate", "--strict", "-f", file)
+    assert code == 1 and out.startswith(finding), out
+
+
+def test_trainjob_runtimes_lists_the_bundled_runtimes(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "runtimes")
+    assert (code, err) == (0, "")
+    header, *rows = out.splitlines()
+    assert header.split() == ["NAME", "FRAMEWORK", "DESCRIPTION"]
+    assert [row.split()[0] for row in rows] == bundled_runtime_names()
+    torch = next(row for row in rows if row.startswith("torch-distributed "))
+    assert torch.split()[1] == "torch" and "PyTorch DDP/FSDP with torchrun" in torch
 
 
 def test_a_missing_file_is_reported_as_unreadable(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -302,7 +376,7 @@ def test_the_console_script_runs_the_cli(files: dict[str, str], tmp_path: Path) 
     bad = write(tmp_path / "bad.yaml", make_trainjob("team", "job").runtime_ref("rt").num_nodes(2**31).obj())
     result = subprocess.run([str(VENV_BIN / "trainjob"), "validate", "-f", bad], capture_output=True, text=True, check=False)
     assert result.returncode == 1
-    assert result.stdout.startswith("spec.trainer.numNodes: Invalid value: 2147483648")
+    assert result.stdout.startswith(f"{bad}#1 (TrainJob/job): spec.trainer.numNodes: Invalid value: 2147483648")
     assert "Traceback" not in result.stderr
 
 

@@ -22,7 +22,7 @@ def _commands() -> dict[str, argparse.ArgumentParser]:
 
 def _documented_usage(command: str) -> str:
     """The docs' bullet for `trainjob <command> ...`, up to the next bullet or heading."""
-    match = re.search(rf"^- `trainjob {command} (.*?)(?=^- |^#|\Z)", DOCS, re.MULTILINE | re.DOTALL)
+    match = re.search(rf"^- `trainjob {command}\b(.*?)(?=^- |^#|\Z)", DOCS, re.MULTILINE | re.DOTALL)
     assert match, f"no page of docs/ has a `- `trainjob {command} ...`` bullet"
     return match.group(1)
 
@@ -33,7 +33,7 @@ def test_readme_lists_every_command_of_the_cli() -> None:
     assert listed == set(_commands()), "README's command table and the CLI differ"
 
 
-def test_every_option_of_every_command_is_in_its_readme_bullet() -> None:
+def test_every_option_of_every_command_is_in_its_bullet() -> None:
     for command, parser in _commands().items():
         usage = _documented_usage(command)
         options = [action.option_strings for action in parser._actions if action.option_strings and action.dest != "help"]

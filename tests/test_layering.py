@@ -18,7 +18,7 @@ LAYERS: list[set[str]] = [
     {"api", "ssh"},  # the models and leaf utilities: they import nothing of the package
     {"framework"},  # the plugin runner and what plugins share; it knows no plugin
     {"yamlio", "loading", "plugins", "status"},
-    {"rendering", "blueprints", "functions", "migration", "watch"},  # watch: cluster reads, under resources and the CLI
+    {"rendering", "blueprints", "runtime_lookup", "functions", "migration", "watch"},  # watch: cluster reads, under resources and the CLI
     {"local", "resources", "cli", "__main__", "__init__"},
     {"policy"},  # the policy pack: the Pulumi engine runs it (docs/policy.md); nothing of the package imports it
     {"package"},  # the Pulumi package for other languages: a layer over the components that nothing imports

@@ -96,19 +96,19 @@ MISSING = [
         "a TrainingRuntime in another namespace is not visible",
         make_trainjob("other", "j").runtime_ref("local", kind=c.TRAINING_RUNTIME_KIND),
         [namespaced_runtime("local", "team")],
-        ("TrainingRuntime 'other/local' not found", "specified trainingRuntime must be created before the TrainJob is created", "known: none"),
+        ("TrainingRuntime 'other/local' not found", "specified trainingRuntime must be created before the TrainJob is created", "given: none"),
     ),
     Missing(
         "a missing ClusterTrainingRuntime lists the known ones",
         make_trainjob("team", "j").runtime_ref("ghost"),
         [cluster_runtime("b-runtime"), cluster_runtime("a-runtime"), namespaced_runtime("local")],
-        ("ClusterTrainingRuntime 'ghost' not found", "specified clusterTrainingRuntime must be created", "known: a-runtime, b-runtime"),
+        ("ClusterTrainingRuntime 'ghost' not found", "specified clusterTrainingRuntime must be created", "given: a-runtime, b-runtime"),
     ),
     Missing(
         "a missing TrainingRuntime lists those of the trainjob's namespace",
         make_trainjob("team", "j").runtime_ref("ghost", kind=c.TRAINING_RUNTIME_KIND),
         [namespaced_runtime("mine", "team"), namespaced_runtime("theirs", "other")],
-        ("known: mine",),
+        ("given: mine",),
     ),
     Missing(
         "an unsupported kind is rejected",
@@ -190,7 +190,7 @@ def test_a_multikueue_trainjob_is_skipped_like_the_controller_does() -> None:
 
 def test_multikueue_jobset_renders_a_jobset_managed_by_multikueue() -> None:
     manifests = quiet_render([cluster_runtime(), multikueue_job().obj()], multikueue_jobset=True)
-    assert [manifest["kind"] for manifest in manifests] == ["ConfigMap", "JobSet"]
+    assert [manifest["kind"] for manifest in manifests] == ["JobSet"]
     assert by_kind(manifests, "JobSet")["spec"]["managedBy"] == c.MANAGED_BY_MULTIKUEUE
 
 
@@ -226,7 +226,7 @@ def test_without_a_seed_only_the_ssh_keys_differ_between_renders() -> None:
 
 
 def test_children_come_trainjob_by_trainjob_and_dependencies_first() -> None:
-    manifests = quiet_render(everything())
+    manifests = quiet_render(everything(), runtime_snapshot=True)
     order = [(manifest["kind"], manifest["metadata"]["name"]) for manifest in manifests]
     assert order[:5] == [
         ("Secret", "a-mpi-ssh-auth"),
@@ -307,4 +307,4 @@ def test_render_of_no_trainjob_is_empty_but_still_checks_the_runtimes() -> None:
 def test_render_options_are_render_context_fields() -> None:
     with pytest.raises(TypeError):
         render([], no_such_option=True)
-    assert RenderContext().runtime_snapshot is True and RenderContext().multikueue_jobset is False
+    assert RenderContext().runtime_snapshot is False and RenderContext().multikueue_jobset is False

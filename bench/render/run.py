@@ -45,7 +45,8 @@ class Case:
     trainer: dict[str, Any]
 
 
-TORCH = Case("torch, 4 nodes", "torch-distributed", {"numNodes": 4, "resourcesPerNode": {"requests": {"cpu": "4", "nvidia.com/gpu": "2"}}})
+TORCH = Case("torch, 4 nodes", "torch-distributed", {"numNodes": 4, "resourcesPerNode": {"requests": {"cpu": "4", "nvidia.com/gpu": "2"},
+                                                                              "limits": {"nvidia.com/gpu": "2"}}})
 MPI_CASES = [Case(f"MPI, {n} node{'s' if n > 1 else ''}", "deepspeed-distributed", {"numNodes": n}) for n in (1, 64, 1024)]
 TORCHTUNE = Case("torchtune LoRA", "torchtune-llama3.2-1b", {"command": ["tune", "run"], "args": ["model.lora_attn_modules=[q_proj]"]})
 

@@ -13,6 +13,8 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers see; at run time `__getattr__` imports each on first use
+    from .blueprints import BundledRuntime as BundledRuntime
+    from .blueprints import list_runtimes as list_runtimes
     from .framework.errors import FieldError as FieldError
     from .framework.errors import RuntimeNotFoundError as RuntimeNotFoundError
     from .framework.errors import TrainerError as TrainerError
@@ -41,6 +43,8 @@ _EXPORTS = {
     "Renderer": "rendering",
     "TrainerWarning": "rendering",
     "load": "loading",
+    "list_runtimes": "blueprints",
+    "BundledRuntime": "blueprints",
     "TrainJob": "resources",
     "TrainingRuntime": "resources",
     "ClusterTrainingRuntime": "resources",
@@ -66,6 +70,7 @@ _EXPORTS = {
 _RENAMED = {"Trainer": "TrainerArgs", "DatasetInitializer": "DatasetInitializerArgs", "ModelInitializer": "ModelInitializerArgs"}
 
 __all__ = [
+    "BundledRuntime",
     "ClusterTrainingRuntime",
     "DatasetInitializerArgs",
     "FieldError",
@@ -83,6 +88,7 @@ __all__ = [
     "TrainerError",
     "TrainerWarning",
     "TrainingRuntime",
+    "list_runtimes",
     "load",
     "migrate",
     "render",

@@ -1,16 +1,21 @@
-"""The community runtimes bundled with this library (`runtimes/*.yaml`), one runtime per file."""
+"""The community runtimes bundled with this library (`runtimes/*.yaml`), one runtime per file.
+
+They are read once per process: package data, which nothing the library does changes; the models are
+frozen values, shared by every lookup (runtime_lookup) and by what is derived from them.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
+from .api import constants as c
 from .api.runtime import ClusterTrainingRuntime, Runtime, TrainingRuntime
 from .framework.errors import BlueprintError, TrainerError
-from .loading import load, parse
+from .loading import load
 
 
 def runtimes_dir() -> Path:
@@ -21,16 +26,14 @@ def runtimes_dir() -> Path:
     return Path(str(resources.files(__package__) / "runtimes"))
 
 
-def runtime_model(runtime: Runtime | Mapping[str, Any], error: type[TrainerError] = TrainerError) -> Runtime:
-    """A runtime model as it is, or a runtime manifest read into one (every CRD rule checked); anything
-    else raises `error` (the caller's kind of TrainerError)."""
-    if isinstance(runtime, (TrainingRuntime, ClusterTrainingRuntime)):
-        return runtime
-    model = parse(runtime, "runtime") if isinstance(runtime, Mapping) else None
-    if isinstance(model, (TrainingRuntime, ClusterTrainingRuntime)):
-        return model
-    got = f"a {model.kind}" if model is not None else f"{runtime!r:.80}"
-    raise error(f"runtime: expected a TrainingRuntime or ClusterTrainingRuntime, got {got}")
+@dataclass(frozen=True)
+class BundledRuntime:
+    """One bundled runtime as `list_runtimes()` and `trainjob runtimes` show it."""
+
+    name: str
+    framework: str  # its `trainer.kubeflow.org/framework` label: torch, deepspeed, jax, torchtune, ...
+    description: str  # what its file says of it, first sentence
+    runtime: Runtime
 
 
 def load_runtime_file(path: Path) -> Runtime:
@@ -47,18 +50,48 @@ def load_runtime_file(path: Path) -> Runtime:
     return runtime
 
 
+def _description(path: Path) -> str:
+    """The file's leading comment up to its first `: ` or `.`: what the runtime is, in a few words."""
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        lines.append(line.lstrip("#").strip())
+    text = " ".join(lines)
+    cut = min((index for index in (text.find(": "), text.find(". ")) if index >= 0), default=len(text))
+    return text[:cut].rstrip(".")
+
+
 @lru_cache(maxsize=1)
-def _bundled() -> tuple[Runtime, ...]:
-    return tuple(load_runtime_file(path) for path in sorted(runtimes_dir().rglob("*.yaml")))
+def _bundled() -> tuple[BundledRuntime, ...]:
+    found = []
+    for path in sorted(runtimes_dir().rglob("*.yaml")):
+        runtime = load_runtime_file(path)
+        framework = runtime.labels.get(c.LABEL_FRAMEWORK, "")
+        found.append(BundledRuntime(runtime.name, framework, _description(path), runtime))
+    return tuple(found)
 
 
-def bundled_runtimes() -> list[Runtime]:
+def list_runtimes() -> list[BundledRuntime]:
+    """The bundled runtimes, by name: what a TrainJob's runtimeRef finds when no runtime of that name is
+    given with it (runtime_lookup), and what `ClusterTrainingRuntime.bundled(name)` takes."""
     return list(_bundled())
 
 
+def bundled_runtime_names() -> list[str]:
+    return [bundled.name for bundled in _bundled()]
+
+
+def bundled_runtimes() -> list[Runtime]:
+    return [bundled.runtime for bundled in _bundled()]
+
+
 def bundled_runtime(name: str) -> Runtime:
-    for runtime in _bundled():
-        if runtime.name == name:
-            return runtime
-    known = ", ".join(runtime.name for runtime in _bundled())
-    raise BlueprintError(f"no bundled runtime named {name!r}; bundled: {known}")
+    """The bundled runtime named `name`; a BlueprintError listing the bundled ones for another name."""
+    for bundled in _bundled():
+        if bundled.name == name:
+            return bundled.runtime
+    names = bundled_runtime_names()
+    close = difflib.get_close_matches(name, names, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise BlueprintError(f"no bundled runtime named {name!r}; {hint}the bundled runtimes are: {', '.join(names)}")

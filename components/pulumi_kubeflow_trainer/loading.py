@@ -1,23 +1,27 @@
-"""`load()`: Kubernetes YAML (files, directories or text) to API models."""
+"""`load()`: Kubernetes YAML (files, directories or text) to API models, for a plugin registry."""
 
 from __future__ import annotations
 
 import difflib
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from .api import constants as c
+from .api.admission import Admission
+from .api.base import ObjectModel
 from .api.core import KubeObject
 from .api.jobset import JobSet
 from .api.runtime import ClusterTrainingRuntime, TrainingRuntime
 from .api.trainjob import TrainJob
 from .framework.errors import FieldError, ManifestError, TrainJobInvalidError, field_errors
-from .framework.memo import IdentityMemo
-from .yamlio import MAX_DEPTH, Budget, decode, json_problem, load_documents
+from .framework.registry import PluginRegistry
+from .plugins import default_framework
+from .yamlio import MAX_DEPTH, MAX_VALUE_CHARS, MAX_VALUES, Budget, decode, json_problem, load_documents
 
 MODELS: dict[str, type[BaseModel]] = {
     c.TRAINJOB_KIND: TrainJob,
@@ -69,8 +73,26 @@ def _unknown_kind(kind: str, api_version: str, where: str) -> FieldError:
                               f"this library reads or passes through: {hint}; it reads {_READ_KINDS}")
 
 
-def parse(manifest: Mapping[str, Any], where: str = "") -> Loaded:
-    """One manifest to its model; TrainJobs and runtimes are checked against every CRD rule."""
+@dataclass(frozen=True)
+class Document:
+    """A loaded object and where it came from: `file.yaml#2 (TrainJob/job)`, `TrainJob/job` for a dict
+    given in Python, "" for a model given as one (its kind and name say it)."""
+
+    model: Loaded
+    where: str = ""
+
+
+def admission(registry: PluginRegistry | None = None, *, refuse_undeployable: bool = False) -> Admission:
+    """What a load for `registry` (None: the default one, built-ins and installed plugins) admits beyond
+    the CRD: its plugins' mlPolicy keys; with `refuse_undeployable`, not the counts the API server would
+    refuse in the JobSet rendered from a TrainJob (api.admission)."""
+    policies = registry.policies if registry is not None else default_framework().policies
+    return policies.admission(refuse_undeployable=refuse_undeployable)
+
+
+def parse(manifest: Mapping[str, Any], where: str = "", *, rules: Admission | None = None) -> Loaded:
+    """One manifest to its model; TrainJobs and runtimes are checked against every CRD rule, and what
+    `rules` add (default: the default registry's mlPolicy keys, v2.3.0's admission of counts)."""
     if not isinstance(manifest, Mapping):
         raise ManifestError(f"{where or 'document'}: expected a Kubernetes object (a mapping), got {type(manifest).__name__}")
     kind, api_version = manifest.get("kind"), manifest.get("apiVersion")
@@ -82,34 +104,36 @@ def parse(manifest: Mapping[str, Any], where: str = "") -> Loaded:
             raise TrainJobInvalidError([_unknown_kind(kind, api_version, describe(manifest, where))])
         model = KubeObject
     try:
-        return model.model_validate(dict(manifest))  # type: ignore[return-value]
+        return model.model_validate(dict(manifest), context=rules or admission())  # type: ignore[return-value]
     except ValidationError as error:
         raise TrainJobInvalidError(field_errors(error), source=describe(manifest, where)) from None
 
 
-def load(source: Source | Iterable[Source]) -> list[Loaded]:
+def load(source: Source | Iterable[Source], *, registry: PluginRegistry | None = None, refuse_undeployable: bool = False) -> list[Loaded]:
     """Models from YAML text, a file, a directory of *.yaml, a manifest dict, a model, or a list of these.
 
     Every document is checked; one TrainJobInvalidError reports the errors of all of them. Input that
     is no Kubernetes object, or exceeds a limit of `yamlio`, is a ManifestError naming where it is.
+    Runtimes may use the mlPolicy keys of `registry`'s plugins (None: the default registry's);
+    `refuse_undeployable` refuses counts the API server would refuse once rendered (api.admission).
     """
-    loaded: list[Loaded] = []
+    return [document.model for document in read(source, registry=registry, refuse_undeployable=refuse_undeployable)]
+
+
+def read(source: Source | Iterable[Source], *, registry: PluginRegistry | None = None, refuse_undeployable: bool = False) -> list[Document]:
+    """`load`, with where each object came from (file and document)."""
+    rules: Admission | None = None  # made at the first manifest to parse: a list of models needs none
+    loaded: list[Document] = []
     errors: list[FieldError] = []
     budget = Budget()  # the limits hold for all the sources together
     # A list of models, what a program that loaded its objects once passes on every render, takes no
-    # generator: each model is looked up in the memo of checked ones and kept as it is.
+    # generator: each model's check is kept by the model (`ObjectModel.derived`), and the model as it is.
     items, depth = (source, 1) if isinstance(source, (list, tuple)) else ((source,), 0)
     for item in items:
         if isinstance(item, BaseModel):
-            cost = _CHECKED.get(item)
-            if cost is not None and budget.values >= cost[0] and budget.chars >= cost[1]:
-                budget.values -= cost[0]  # checked before, and frozen: still fine, and it costs what it cost then
-                budget.chars -= cost[1]
-                loaded.append(item)  # type: ignore[arg-type]
-                continue
             try:
                 _check_model(item, "", budget)
-                loaded.append(item)  # type: ignore[arg-type]
+                loaded.append(Document(item))  # type: ignore[arg-type]
             except TrainJobInvalidError as invalid:
                 errors.extend(invalid.errors)
             continue
@@ -117,7 +141,11 @@ def load(source: Source | Iterable[Source]) -> list[Loaded]:
             try:
                 if not checked:
                     _check_json(manifest, where, budget)
-                loaded.append(manifest if isinstance(manifest, BaseModel) else parse(manifest, where))  # type: ignore[arg-type]
+                if isinstance(manifest, BaseModel):
+                    loaded.append(Document(manifest))  # type: ignore[arg-type]
+                else:
+                    rules = rules or admission(registry, refuse_undeployable=refuse_undeployable)
+                    loaded.append(Document(parse(manifest, where, rules=rules), describe(manifest, where)))
             except TrainJobInvalidError as invalid:
                 errors.extend(invalid.errors)
     if errors:
@@ -198,17 +226,24 @@ def _check_json(manifest: Any, where: str, budget: Budget) -> None:
 
 
 def _check_model(manifest: BaseModel, where: str, budget: Budget) -> None:
-    cost = _CHECKED.get(manifest)
-    if cost is not None:  # checked before, and frozen: still fine, and it costs what it cost then
-        budget.values -= cost[0]
-        budget.chars -= cost[1]
-        if budget.values < 0 or budget.chars < 0:
-            _raise_if(FieldError("", budget.overspent()), _model_document(manifest, where), where)
-        return
-    before = (budget.values, budget.chars)
-    document = _model_document(manifest, where)
-    _raise_if(json_problem(document, budget), document, where)
-    _CHECKED.put(manifest, (before[0] - budget.values, before[1] - budget.chars))
+    """What the model holds must be what YAML could hold, within what is left of the budget. A
+    whole object keeps what its check cost (it is a frozen value), so a second load of it only counts."""
+    if isinstance(manifest, ObjectModel):
+        values, chars = manifest.derived(_CHECK_COST, lambda model: _model_cost(model, where))
+    else:
+        values, chars = _model_cost(manifest, where)
+    budget.values -= values
+    budget.chars -= chars
+    if budget.values < 0 or budget.chars < 0:
+        _raise_if(FieldError("", budget.overspent()), _model_document(manifest, where), where)
+
+
+def _model_cost(model: BaseModel, where: str) -> tuple[int, int]:
+    """The values and characters the model holds; an error if one of them is no JSON value."""
+    fresh = Budget()
+    document = _model_document(model, where)
+    _raise_if(json_problem(document, fresh), document, where)
+    return MAX_VALUES - fresh.values, MAX_VALUE_CHARS - fresh.chars
 
 
 def _raise_if(problem: FieldError | None, document: Any, where: str) -> None:
@@ -223,5 +258,4 @@ def _model_document(model: BaseModel, where: str) -> Any:
         raise ManifestError(f"{where or type(model).__name__}: cannot serialize: {error}") from None
 
 
-# Models checked already, with the values and characters they held (models are frozen values).
-_CHECKED: IdentityMemo[BaseModel, tuple[int, int]] = IdentityMemo()
+_CHECK_COST = object()  # the key of a model's check cost among what is derived from it

@@ -1,35 +1,40 @@
 """Rendering: TrainJobs and runtimes in, whatever form they come in, the children the controller would
-create out. `Renderer` renders against a fixed set of runtimes, each compiled and validated once; `render()`
-takes anything `load()` does. Pure: nothing outside the objects given exists."""
+create out. `Renderer` renders against a fixed set of runtimes (and the bundled ones, by the one rule of
+runtime_lookup), each compiled and validated once; `render()` takes anything `load()` does. Pure:
+nothing outside the objects given, and the bundled runtimes, exists."""
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypedDict
 
 from .api import constants as c
-from .api.rules import show
-from .api.runtime import ClusterTrainingRuntime, Runtime, TrainingRuntime
+from .api.runtime import BUILTIN_SOURCE_FIELDS, ClusterTrainingRuntime, Runtime, TrainingRuntime
 from .api.trainjob import TrainJob
-from .framework.compiled import CompiledRuntime, Derived
+from .framework.compiled import CompiledRuntime, Derived, runtime_key
 from .framework.context import ObjectIndex, RenderContext
 from .framework.errors import FieldError, RuntimeNotFoundError, TrainJobInvalidError
 from .framework.framework import Framework
 from .framework.info import RuntimeInfo
 from .framework.interfaces import NO_FINDINGS, Verdict
 from .framework.kube import Manifest
+from .framework.objects import Check, Refused
 from .framework.registry import PluginRegistry
 from .framework.runtime_rules import deprecation_warning
 from .framework.template import build_runtime_info
-from .loading import Source, load
+from .loading import Document, Source, read
 from .plugins import default_framework
-from .plugins.objects import Check
+from .runtime_lookup import RuntimeLookup
 from .ssh import CurveKeyGenerator, KeyGenerator
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # typing's own from Python 3.11
+
+Origins = Mapping[tuple[str, str, str], str]
+"""Where objects came from, by (kind, namespace, name): `file.yaml#2 (TrainJob/job)` (`origins_of`)."""
+
 
 class TrainerWarning(UserWarning):
     """A warning the upstream webhooks would return (deprecated runtime, ...)."""
@@ -37,55 +42,78 @@ class TrainerWarning(UserWarning):
 
 @dataclass
 class Renderer:
-    """Renders TrainJobs against a fixed set of runtimes, each compiled and validated once."""
+    """Renders TrainJobs against a fixed set of runtimes, each compiled and validated once; a runtimeRef
+    that names none of them finds a bundled runtime unless `bundled=False` (runtime_lookup)."""
 
     runtimes: Iterable[Runtime]
     context: RenderContext = field(default_factory=RenderContext)
     registry: PluginRegistry | None = None
-    # Checks upstream does not make (`plugins.objects.Check`: no image, ...) are warnings; strict: errors.
+    # Checks upstream does not make (`framework.objects.Check`: no effect, ...) are warnings; strict: errors.
     strict: bool = False
+    bundled: bool = True
+    # What the API server would refuse in the objects rendered (`Refused`: a negative node count, a GPU
+    # requested without a limit, ...) stops the render: this library creates those objects. False: a
+    # warning, as v2.3.0's webhooks admit the TrainJob (`trainjob validate` without --strict).
+    refuse_undeployable: bool = True
+    origins: Origins = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.framework = Framework(self.registry) if self.registry is not None else default_framework()
-        self._compiled: dict[tuple[str, str, str], CompiledRuntime] = {}
+        self.lookup = RuntimeLookup(self.runtimes, bundled=self.bundled)
+        self._prepared: dict[tuple[str, str, str], CompiledRuntime] = {}
         self.warnings: list[str] = []
         errors: list[FieldError] = []
-        for runtime in self.runtimes:
-            compiled = CompiledRuntime.of(runtime)
-            verdict = compiled.verdict
-            if verdict.errors:
-                source = f"{runtime.kind}/{runtime.name}"
-                errors.extend(error.within(source) for error in verdict.errors)
-            if verdict.warnings:
-                self.warnings.extend(verdict.warnings)
-            self._compiled[compiled.key] = compiled
+        for runtime in self.lookup:
+            errors.extend(self._prepare(runtime))
         if errors:
             raise TrainJobInvalidError(errors, warnings=self.warnings)
 
+    def _prepare(self, runtime: Runtime) -> list[FieldError]:
+        """Compiles `runtime` and keeps it if the runtime webhook and the registry take it; its errors."""
+        compiled = CompiledRuntime.of(runtime)
+        errors = [*compiled.verdict.errors, *self._policy_errors(runtime)]
+        self.warnings.extend(compiled.verdict.warnings)
+        if errors:
+            source = self.origin(runtime.kind, compiled.key[1], runtime.name)
+            return [error.within(source) for error in errors]
+        self._prepared[compiled.key] = compiled
+        return []
+
+    def _policy_errors(self, runtime: Runtime) -> list[FieldError]:
+        """A plugin's mlPolicy key must be one this registry's plugins handle, validated with its model."""
+        policy = runtime.spec.ml_policy
+        if policy is None or not policy.__pydantic_extra__:
+            return []  # no key of a plugin's (extra fields hold them)
+        key = policy.source_key
+        if key is None or key in BUILTIN_SOURCE_FIELDS:
+            return []
+        model, value = self.framework.policies.sources().get(key), policy.source(key)
+        if model is None:
+            return [FieldError(f"spec.mlPolicy.{key}", "Unsupported value: no plugin of the rendering registry handles "
+                                                      f"this policy: register the plugin that declares ml_policy = {key!r}")]
+        if not isinstance(value, model):
+            return [FieldError(f"spec.mlPolicy.{key}", f"Invalid value: read with another registry's model "
+                                                      f"({type(value).__name__}), not {model.__name__}: load the runtime "
+                                                      "with the registry that renders it (load(..., registry=...))")]
+        return []
+
+    def origin(self, kind: str, namespace: str, name: str) -> str:
+        """Where an object came from, for its errors: file and document when known, else `Kind/name`."""
+        return self.origins.get((kind, namespace, name)) or f"{kind}/{name}"
+
     def resolve(self, trainjob: TrainJob) -> CompiledRuntime:
         ref = trainjob.spec.runtime_ref
-        if ref.api_group != c.GROUP or ref.kind not in (c.TRAINING_RUNTIME_KIND, c.CLUSTER_TRAINING_RUNTIME_KIND):
-            raise RuntimeNotFoundError(
-                [FieldError("spec.runtimeRef", f"Unsupported value: {show(ref.to_manifest())}: unsupported runtime: "
-                            f"{ref.kind}.{ref.api_group}; use kind TrainingRuntime or ClusterTrainingRuntime of {c.GROUP}")]
-            )
-        namespace = trainjob.namespace if ref.kind == c.TRAINING_RUNTIME_KIND else ""
-        compiled = self._compiled.get((ref.kind, namespace, ref.name))
-        if compiled is None:
-            raise RuntimeNotFoundError([self._not_found(trainjob)])
+        given = self._prepared.get((ref.kind, trainjob.namespace if ref.kind == c.TRAINING_RUNTIME_KIND else "", ref.name))
+        if given is not None and ref.api_group == c.GROUP:
+            return given  # step 1 of the rule, by the key it looks up (`runtime_key`)
+        runtime = self.lookup.resolve(trainjob)
+        compiled = self._prepared.get(runtime_key(runtime))
+        if compiled is None:  # a bundled runtime, prepared on first use
+            errors = self._prepare(runtime)
+            if errors:
+                raise TrainJobInvalidError(errors)
+            compiled = self._prepared[runtime_key(runtime)]
         return compiled
-
-    def _not_found(self, trainjob: TrainJob) -> FieldError:
-        ref = trainjob.spec.runtime_ref
-        namespaced = ref.kind == c.TRAINING_RUNTIME_KIND
-        scope = f"{trainjob.namespace}/{ref.name}" if namespaced else ref.name
-        known = sorted(key[2] for key in self._compiled if key[0] == ref.kind and (not namespaced or key[1] == trainjob.namespace))
-        what = "trainingRuntime" if namespaced else "clusterTrainingRuntime"
-        return FieldError(
-            "spec.runtimeRef",
-            f"Invalid value: {show(ref.to_manifest())}: {ref.kind} {scope!r} not found: specified {what} must be "
-            f"created before the TrainJob is created; known: {', '.join(known) or 'none'}",
-        )
 
     def validate(self, trainjob: TrainJob) -> Verdict:
         """What the TrainJob validating webhook answers on create."""
@@ -108,46 +136,55 @@ class Renderer:
         try:
             compiled = self.resolve(trainjob)
         except RuntimeNotFoundError as missing:
-            raise TrainJobInvalidError(missing.errors, source=_source(trainjob)) from None
+            raise TrainJobInvalidError(missing.errors, source=self.source_of(trainjob)) from None
         # Validation only reads the RuntimeInfo, so the same one is then built upon.
         info = build_runtime_info(trainjob, self.framework.plan(compiled))
         verdict = self._validate(info, trainjob)
-        if verdict.errors:
-            self.warnings.extend(verdict.warnings)
-            raise TrainJobInvalidError(verdict.errors, source=_source(trainjob), warnings=verdict.warnings)
-        if verdict.warnings:
-            self._report(verdict.warnings, _source(trainjob))
+        if verdict.errors or verdict.warnings:
+            self._stop_if(list(verdict.errors), verdict.warnings, self.source_of(trainjob))
         if trainjob.spec.managed_by == c.MANAGED_BY_MULTIKUEUE and not self.context.multikueue_jobset:
             self.warnings.append(
-                f"{_source(trainjob)}: spec.managedBy is {c.MANAGED_BY_MULTIKUEUE}: the Trainer controller creates nothing for it "
-                "(MultiKueue dispatches the TrainJob to a worker cluster)"
+                f"{self.source_of(trainjob)}: spec.managedBy is {c.MANAGED_BY_MULTIKUEUE}: the Trainer controller creates "
+                "nothing for it (MultiKueue dispatches the TrainJob to a worker cluster)"
             )
             return []
         try:
             manifests = self.framework.build(info, trainjob, self.context)
         except TrainJobInvalidError as invalid:
-            raise TrainJobInvalidError(invalid.errors, source=_source(trainjob)) from None
+            raise TrainJobInvalidError(invalid.errors, source=self.source_of(trainjob)) from None
         if info.warnings:
-            self._report(info.warnings, _source(trainjob))
+            self._stop_if([], info.warnings, self.source_of(trainjob))
         return manifests
 
-    def _report(self, found: Sequence[str], source: str) -> None:
-        """Warnings as they are; `Check`s with where they are from, or, strict, as the errors they carry."""
-        if not found:
-            return
-        found = list(found)
-        checks = [item for item in found if isinstance(item, Check)]
-        if self.strict and checks:
-            raise TrainJobInvalidError([check.error for check in checks], source=source, warnings=self.warnings)
-        self.warnings.extend(f"{source}: {item}" if isinstance(item, Check) else item for item in found)
+    def source_of(self, trainjob: TrainJob) -> str:
+        """Where a TrainJob's errors and warnings are from; made only when there are some."""
+        return self.origin(c.TRAINJOB_KIND, trainjob.metadata.namespace or "", trainjob.metadata.name or "")
+
+    def _stop_if(self, errors: list[FieldError], found: Sequence[str], source: str) -> None:
+        """Raises the errors, with the findings this renderer refuses (`Refused` unless it only admits,
+        every `Check` when strict); keeps the other findings as warnings, a Check with where it is from."""
+        refused = [item for item in found if isinstance(item, Check) and (self.strict or (self.refuse_undeployable and isinstance(item, Refused)))]
+        kept = [item for item in found if not any(item is other for other in refused)]
+        self.warnings.extend(f"{source}: {item}" if isinstance(item, Check) else item for item in kept)
+        if errors or refused:
+            raise TrainJobInvalidError([*errors, *(check.error for check in refused)], source=source, warnings=self.warnings)
 
 
 _RUNTIME_KINDS = (TrainingRuntime, ClusterTrainingRuntime)
 
 
-def _source(trainjob: TrainJob) -> str:
-    """Where a TrainJob's errors and warnings are from; made only when there are some."""
-    return f"TrainJob/{trainjob.metadata.name or ''}"
+def origins_of(documents: Iterable[Document]) -> dict[tuple[str, str, str], str]:
+    """Where each loaded TrainJob and runtime came from, as `Renderer.origins` takes it."""
+    found: dict[tuple[str, str, str], str] = {}
+    for document in documents:
+        model = document.model
+        if not document.where:
+            continue  # a model given as one: `Renderer.origin` names it by kind and name
+        if isinstance(model, TrainJob):
+            found[(c.TRAINJOB_KIND, model.metadata.namespace or "", model.name)] = document.where
+        elif isinstance(model, _RUNTIME_KINDS):
+            found[runtime_key(model)] = document.where
+    return found
 
 
 def _deprecation(compiled: CompiledRuntime) -> str | None:
@@ -175,17 +212,27 @@ class RenderOptions(TypedDict, total=False):
 
 
 def render(
-    objects: Source | Iterable[Source], *, registry: PluginRegistry | None = None, strict: bool = False, **options: Unpack[RenderOptions],
+    objects: Source | Iterable[Source],
+    *,
+    registry: PluginRegistry | None = None,
+    strict: bool = False,
+    bundled: bool = True,
+    refuse_undeployable: bool = True,
+    **options: Unpack[RenderOptions],
 ) -> list[Manifest]:
     """The children of every TrainJob in `objects` (models, manifest dicts, YAML text or paths, or a list
     of them), TrainJob by TrainJob in input order. Other objects (runtimes, PriorityClasses, JobSets) are
-    what the rules look up; nothing outside `objects` exists. Options are RenderContext fields
-    (`key_generator`, `runtime_snapshot`, `multikueue_jobset`). Checks upstream does not make are
-    `TrainerWarning`s; `strict=True` refuses them instead."""
+    what the rules look up; a runtimeRef that names no runtime given finds a bundled one unless
+    `bundled=False` (runtime_lookup). Options are RenderContext fields (`key_generator`,
+    `runtime_snapshot`, `multikueue_jobset`). What the API server would refuse in the children stops the
+    render (`refuse_undeployable=False`: a warning, as v2.3.0's controller renders it, to compare with
+    upstream); checks upstream does not make are `TrainerWarning`s, which `strict=True` refuses instead."""
     trainjobs: list[TrainJob] = []
     runtimes: list[Runtime] = []
     others: list[Manifest] = []  # what rules look up (PriorityClasses, JobSets), never runtimes or TrainJobs
-    for model in load(objects):
+    documents = read(objects, registry=registry, refuse_undeployable=refuse_undeployable)
+    for document in documents:
+        model = document.model
         if isinstance(model, TrainJob):
             trainjobs.append(model)
         elif isinstance(model, _RUNTIME_KINDS):
@@ -193,7 +240,8 @@ def render(
         else:
             others.append(model.to_manifest())
     context = RenderContext(cluster=ObjectIndex.of(others), **options) if others or options else _DEFAULT_CONTEXT
-    renderer = Renderer(runtimes, context=context, registry=registry, strict=strict)
+    renderer = Renderer(runtimes, context=context, registry=registry, strict=strict, bundled=bundled,
+                        refuse_undeployable=refuse_undeployable, origins=origins_of(documents))
     if len(trainjobs) == 1:
         manifests = renderer.render(trainjobs[0])  # a list of its own already
     else:

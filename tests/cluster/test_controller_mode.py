@@ -24,6 +24,7 @@ import yaml
 from pulumi_kubeflow_trainer import ClusterTrainingRuntime, TrainerArgs, TrainingRuntime, TrainJob, render
 from pulumi_kubeflow_trainer.blueprints import bundled_runtimes
 from pulumi_kubeflow_trainer.watch import TrainerClient
+from tests.parity.compare import AS_THE_CONTROLLER
 from tests.parity.generator import Case
 from tests.toolchain import CACHE, TOOLS, inline_stack, isolated_engine_env
 
@@ -211,7 +212,7 @@ def test_render_equals_the_controllers_objects_field_by_field(controller_cluster
             with_uid = {**trainjob, "metadata": {**trainjob["metadata"], "uid": live["metadata"]["uid"]}}
             documents = [with_uid, runtimes[name].to_manifest()]
             case = Case(index, name, yaml.safe_dump_all(documents), ())
-            lines, _ = compare_trainjob(cluster, case, render(documents), wait)
+            lines, _ = compare_trainjob(cluster, case, render(documents, **AS_THE_CONTROLLER), wait)
             wait = 10.0
             found.update({f"{name} {key}": value for key, value in lines.items()})
     finally:

@@ -1,6 +1,8 @@
 """A new ML policy is one plugin (issue 12, part 3): a PaddlePaddle-style plugin, installed as a
 distribution of its own that declares it in the entry-point group, renders a runtime with its policy
-without any file of the package changing; keys no plugin claims are still refused as the CRD does."""
+without any file of the package changing; keys no plugin claims are still refused as the CRD does.
+What a registry knows is its own (issue 24, part 2): two registries with different plugins for one key
+validate and render each their own way, and the API models answer alike whatever was imported."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import yaml
 
 from pulumi_kubeflow_trainer.api.base import KubeModel
 from pulumi_kubeflow_trainer.framework.errors import PluginRegistrationError, TrainJobInvalidError
-from pulumi_kubeflow_trainer.framework.ml_policy import ML_POLICIES, FunctionLauncher
+from pulumi_kubeflow_trainer.framework.ml_policy import FunctionLauncher
 from pulumi_kubeflow_trainer.framework.registry import ENTRY_POINT_GROUP, entry_point_plugins
 from pulumi_kubeflow_trainer.functions import FunctionPackagingError, launcher_command, launcher_for
 from pulumi_kubeflow_trainer.loading import load
@@ -87,7 +89,8 @@ def reread_plugins() -> None:
 
 @pytest.fixture
 def paddle_site(tmp_path: Path) -> Iterator[Path]:
-    """The distribution on sys.path for this test only; its claim and module are gone afterwards."""
+    """The distribution on sys.path for this test only; the default registry has its plugin while it is
+    installed, and not after (the default framework is rebuilt from what is installed)."""
     site = install_distribution(tmp_path / "site")
     sys.path.insert(0, str(site))
     reread_plugins()
@@ -95,9 +98,7 @@ def paddle_site(tmp_path: Path) -> Iterator[Path]:
         yield site
     finally:
         sys.path.remove(str(site))
-        module = sys.modules.pop(MODULE, None)
-        if module is not None:
-            ML_POLICIES.forget(module.PaddlePlugin)
+        sys.modules.pop(MODULE, None)
         reread_plugins()
 
 
@@ -214,9 +215,9 @@ def test_policy_declarations_that_cannot_work_are_refused_at_registration(plugin
     registry = default_registry(include_entry_points=False)
     with pytest.raises(PluginRegistrationError, match=says):
         registry.register(plugin)
-    assert plugin.name not in registry.names and ML_POLICIES.plugin_for("jax") is JAXPlugin
+    assert plugin.name not in registry.names and isinstance(registry.policies.plugin_for("jax"), JAXPlugin)
 
 
 def test_the_builtin_policies_declare_their_keys_in_plugin_order() -> None:
-    assert [key for key, _ in ML_POLICIES.launchers()][:5] == ["torch", "mpi", "jax", "xgboost", "flux"]
+    assert [key for key, _ in default_framework().policies.launchers()][:5] == ["torch", "mpi", "jax", "xgboost", "flux"]
     assert launcher_for(make_runtime("x").xgboost().trainer().build()) == FunctionLauncher("python")

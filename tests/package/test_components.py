@@ -56,7 +56,7 @@ def _assert_equal(got: Any, want: Any) -> None:
     ({"manifest": {"spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": {"resourcesPerNode": {"limits": {"cpu": "lots"}}}}}},
      "manifest.spec.trainer.resourcesPerNode.limits.cpu", 'Invalid value: "lots"'),
     ({"runtime_ref": "torch-distributed", "job_name": "Bad_Name"}, "jobName", "RFC 1035"),
-    ({"runtime_ref": "no-such-runtime"}, "runtimeRef", "is neither given to this TrainJob nor bundled"),
+    ({"runtime_ref": "no-such-runtime"}, "runtimeRef", "not found: specified clusterTrainingRuntime"),
 ], ids=["a trainer input", "a manifest field", "the job name", "a runtime found nowhere"])
 def test_bad_input_is_a_property_error_at_the_input_path(mocks: RecordingMocks, args: dict[str, Any], path: str, reason: str):
     with pytest.raises(pulumi.InputPropertiesError) as raised:

@@ -41,13 +41,32 @@ class Ours:
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     crash: str = ""  # an exception that is not a TrainerError: always a failure
+    refused: list[str] = field(default_factory=list)  # what stops our render that upstream renders (api-server-refuses)
+
+
+# render() as upstream's controller renders: the runtime snapshot too, no runtime but those given (it has
+# no bundled ones), and what the API server would refuse in the children rendered (api-server-refuses).
+AS_THE_CONTROLLER: dict[str, Any] = {"runtime_snapshot": True, "bundled": False, "refuse_undeployable": False}
 
 
 def run_ours(case: Case) -> Ours:
+    """Our render, as upstream's controller renders (the runtime snapshot too). What the API server
+    would refuse in the children stops our render; it is then rendered as v2.3.0 admits it, to compare
+    the objects, and the refusal kept (`api-server-refuses`)."""
+    ours = _render(case, refuse_undeployable=True)
+    if ours.objects is None and not ours.crash:
+        admitted = _render(case, refuse_undeployable=False)
+        if admitted.objects is not None:
+            return Ours(objects=admitted.objects, warnings=admitted.warnings, refused=ours.errors)
+    return ours
+
+
+def _render(case: Case, *, refuse_undeployable: bool) -> Ours:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            objects = render(case.yaml, key_generator=seeded_key_generator("parity"))
+            objects = render(case.yaml, key_generator=seeded_key_generator("parity"),
+                             **{**AS_THE_CONTROLLER, "refuse_undeployable": refuse_undeployable})
         except TrainerError as error:
             return Ours(errors=str(error).splitlines() or [type(error).__name__], warnings=[str(w.message) for w in caught])
         except Exception as error:  # noqa: BLE001 - reported, never swallowed
@@ -258,6 +277,7 @@ DELIBERATE: dict[str, Deliberate] = {d.id: d for d in (
     Deliberate("snapshot-form", None),
     Deliberate("plugin-order", None),
     Deliberate("flux-no-numnodes", None),
+    Deliberate("api-server-refuses", None),
 )}
 
 
@@ -346,6 +366,8 @@ def judge(case: Case, ours: Ours, answer: Answer) -> Verdict:
         if left == right:
             if len(produced) > 1 or len(variants) > 1:
                 used.append("plugin-order")
+            if ours.refused:
+                used.append("api-server-refuses")
             return Verdict(case, "agree", sorted(set(used)), ours=ours, upstream=variants)
         diff = first_differences(json.loads(left), json.loads(right))
         if best is None or len(diff) < best[0]:

@@ -64,7 +64,7 @@ CASES = [
     ),
     Case(
         "trainjob resourcesPerNode replaces the runtime's requests",
-        job().num_nodes(2).resources(requests={"cpu": "4", "nvidia.com/gpu": 1}),
+        job().num_nodes(2).resources(requests={"cpu": "4", "nvidia.com/gpu": 1}, limits={"nvidia.com/gpu": 1}),
         gang(container(**requests(cpu="1", memory="2Gi"))),
         2,
         {"cpu": "8", "memory": "4Gi", "nvidia.com/gpu": "2"},

@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from pulumi_kubeflow_trainer.plugins.flux import DEFAULT_SETTINGS, INSTALLER, curve_name, entrypoint_name
-from pulumi_kubeflow_trainer.plugins.flux_scripts import _Z85, hostlist, z85
+from pulumi_kubeflow_trainer.plugins.flux.scripts import _Z85, hostlist, z85
 from pulumi_kubeflow_trainer.ssh import generate_key_pair, seeded_key_generator
 from tests.builders import (
     Invalid,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 from pulumi_kubeflow_trainer.api import constants as c
 from pulumi_kubeflow_trainer.framework.compiled import CompiledRuntime
 from pulumi_kubeflow_trainer.framework.context import RenderContext
+from pulumi_kubeflow_trainer.framework.errors import TrainJobInvalidError
 from pulumi_kubeflow_trainer.framework.template import build_runtime_info
 from pulumi_kubeflow_trainer.plugins import default_framework
 from pulumi_kubeflow_trainer.plugins.jobset import JobSetPlugin
@@ -438,35 +440,39 @@ def test_domain_prefixed_managers_are_accepted(manager: str) -> None:
     assert validate_one(job().runtime_patch(manager), torch().trainer()).errors == []
 
 
-def test_a_trainer_container_without_an_image_renders_with_a_warning() -> None:
-    """Upstream renders it (its own test fixtures have no images); the API server then refuses the JobSet."""
-    renderer = Renderer([torch().trainer(container(image=None)).build()], context=RenderContext(runtime_snapshot=False))
-    node = jobset_container(renderer.render(job().num_nodes(1).build()), "node")
-    assert "image" not in node
-    assert [w for w in renderer.warnings if "has no image" in w] == [
-        "TrainJob/job: spec.trainer.image: Required value: container 'node' of replicated job 'node' has no image, "
+def test_a_trainer_container_without_an_image_is_refused_where_the_jobset_is_made_and_a_warning_where_admitted() -> None:
+    """Upstream renders it (its own test fixtures have no images); the API server then refuses the Pods.
+    Where this library creates the JobSet it stops; where only the TrainJob is admitted it warns."""
+    runtime = torch().trainer(container(image=None)).build()
+    with pytest.raises(TrainJobInvalidError) as raised:
+        Renderer([runtime]).render(job().num_nodes(1).build())
+    assert [str(error) for error in raised.value.errors] == [
+        "spec.trainer.image: Required value: container 'node' of replicated job 'node' has no image, "
         "so the JobSet would be rejected; set spec.trainer.image"
     ]
+    admitting = Renderer([runtime], refuse_undeployable=False)
+    node = jobset_container(admitting.render(job().num_nodes(1).build()), "node")
+    assert "image" not in node
+    assert [w for w in admitting.warnings if "has no image" in w] == [f"TrainJob/job: {raised.value.errors[0]}"]
 
 
-def test_strict_mode_refuses_a_container_without_an_image() -> None:
-    from pulumi_kubeflow_trainer.framework.errors import TrainJobInvalidError
-
-    renderer = Renderer([torch().trainer(container(image=None)).build()], strict=True)
+def test_strict_mode_refuses_a_container_without_an_image_even_where_admitted() -> None:
+    renderer = Renderer([torch().trainer(container(image=None)).build()], strict=True, refuse_undeployable=False)
     with pytest.raises(TrainJobInvalidError) as raised:
         renderer.render(job().num_nodes(1).build())
     assert [error.path for error in raised.value.errors] == ["spec.trainer.image"]
 
 
-def test_render_warns_through_python_warnings_and_strict_refuses() -> None:
+def test_render_refuses_what_the_cluster_refuses_warns_through_python_warnings_and_strict_refuses() -> None:
     from pulumi_kubeflow_trainer import render
-    from pulumi_kubeflow_trainer.framework.errors import TrainJobInvalidError
     from pulumi_kubeflow_trainer.rendering import TrainerWarning
 
-    objects = [torch().trainer(container(image=None)).build(), job().num_nodes(1).build()]
-    with pytest.warns(TrainerWarning, match="has no image"):
-        assert render(objects, runtime_snapshot=False)
-    with pytest.raises(TrainJobInvalidError):
+    with pytest.raises(TrainJobInvalidError, match="has no image"):
+        render([torch().trainer(container(image=None)).build(), job().num_nodes(1).build()])
+    objects = [torch().trainer().build(), job().num_nodes(1).set("spec.activeDeadlineSeconds", 60).build()]
+    with pytest.warns(TrainerWarning, match="has no effect once rendered"):
+        assert render(objects)
+    with pytest.raises(TrainJobInvalidError, match="has no effect once rendered"):
         render(objects, strict=True)
 
 
@@ -485,14 +491,18 @@ def test_active_deadline_seconds_is_a_warning_that_says_why_it_is_not_mapped() -
     (job(), make_runtime("rt").mpi(numProcPerNode=0).trainer(), "spec.runtimeRef", "ClusterTrainingRuntime/rt sets numProcPerNode below 1"),
     (job(), torch().num_nodes(-2).trainer(), "spec.runtimeRef", "sets mlPolicy.numNodes below 0"),
 ], ids=["numNodes", "numProcPerNode", "mpi", "runtime numNodes"])
-def test_counts_the_crd_accepts_but_nothing_could_run_are_warnings(trainjob: Any, runtime: Any, path: str, says: str) -> None:
-    """No minimum in the CRDs (int32) and upstream renders them; strict mode refuses them."""
+def test_counts_the_crd_accepts_but_nothing_could_run_are_refused_where_rendered_and_warnings_where_admitted(
+    trainjob: Any, runtime: Any, path: str, says: str,
+) -> None:
+    """No minimum in v2.3.0's CRDs (int32) and upstream renders them: its webhook admits the TrainJob (a
+    warning here), and the API server refuses the Jobs, so a render that creates them stops."""
     verdict = validate_one(trainjob, runtime)
     assert verdict.errors == []
     [check] = [w for w in verdict.warnings if says in w]
     assert check.startswith(f"{path}: ")
-    with pytest.raises(Exception, match=says):
-        Renderer([runtime.build()], strict=True).render(trainjob.build())
+    with pytest.raises(TrainJobInvalidError, match=says):
+        Renderer([runtime.build()]).render(trainjob.build())
+    assert Renderer([runtime.build()], refuse_undeployable=False).render(trainjob.build())
 
 
 @pytest.mark.parametrize(
@@ -501,9 +511,9 @@ def test_counts_the_crd_accepts_but_nothing_could_run_are_warnings(trainjob: Any
         (["launcher", "node"], "lists replicated job 'launcher' before 'node', which it depends on; list 'node' first"),
         (["node", "launcher"], None),
     ],
-    ids=["a job listed before the job it depends on is a warning", "a job listed after the job it depends on is fine"],
+    ids=["a job listed before the job it depends on is refused", "a job listed after the job it depends on is fine"],
 )
-def test_the_jobset_webhooks_job_order_rule_is_a_warning(order: list[str], says: str | None) -> None:
+def test_the_jobset_webhooks_job_order_rule_is_refused_where_rendered(order: list[str], says: str | None) -> None:
     jobs = {
         "launcher": {**replicated_job("launcher", container(), ancestor="trainer"), "dependsOn": [{"name": "node", "status": "Ready"}]},
         "node": replicated_job("node", container()),
@@ -511,8 +521,11 @@ def test_the_jobset_webhooks_job_order_rule_is_a_warning(order: list[str], says:
     runtime = make_runtime("rt").mpi()
     for name in order:
         runtime = runtime.job(jobs[name])
-    renderer = Renderer([runtime.build()], context=RenderContext(runtime_snapshot=False))
-    assert by_kind(renderer.render(job().num_nodes(1).build()), "JobSet")
-    found = [w for w in renderer.warnings if "JobSet webhook" in w]
-    assert found == ([f"TrainJob/job: spec.runtimeRef: Invalid value: 'launcher': ClusterTrainingRuntime/rt {says}: the JobSet "
-                      "webhook refuses a job that depends on one not listed before it"] if says else [])
+    message = (f"spec.runtimeRef: Invalid value: 'launcher': ClusterTrainingRuntime/rt {says}: the JobSet "
+               "webhook refuses a job that depends on one not listed before it")
+    if says:
+        with pytest.raises(TrainJobInvalidError, match=re.escape(message)):
+            Renderer([runtime.build()]).render(job().num_nodes(1).build())
+    admitting = Renderer([runtime.build()], refuse_undeployable=False)
+    assert by_kind(admitting.render(job().num_nodes(1).build()), "JobSet")
+    assert [w for w in admitting.warnings if "JobSet webhook" in w] == ([f"TrainJob/job: {message}"] if says else [])

@@ -232,11 +232,24 @@ def test_added_jobs_and_containers_only_warn_in_validate(case: Added) -> None:
 
 @pytest.mark.parametrize("case", ADDED, ids=lambda case: case.name)
 def test_added_jobs_and_containers_render_with_a_warning_as_upstream_renders_them(case: Added) -> None:
-    # Upstream renders them (the API server then rejects the image-less JobSet): a warning says why.
-    renderer = Renderer([runtime().build()], context=RenderContext(key_generator=seeded_key_generator("t"), runtime_snapshot=False))
-    assert render_one(job().runtime_patch(KUEUE, jobs=[case.patch]), runtime())
+    # Upstream renders them; where only the TrainJob is admitted, a warning says why.
+    renderer = Renderer([runtime().build()], context=RenderContext(key_generator=seeded_key_generator("t")), refuse_undeployable=False)
     renderer.render(job().runtime_patch(KUEUE, jobs=[case.patch]).build())
     assert any(w.startswith("TrainJob/job: spec.runtimePatches: ") and case.error in w for w in renderer.warnings), renderer.warnings
+
+
+@pytest.mark.parametrize("case", ADDED, ids=lambda case: case.name)
+def test_added_containers_without_an_image_are_refused_where_the_jobset_is_made(case: Added) -> None:
+    """A container a patch invents has no image: the API server refuses its Pods, so a render that creates
+    the JobSet stops; a job a patch invents (its containers come from the patch) only warns."""
+    trainjob = job().runtime_patch(KUEUE, jobs=[case.patch]).build()
+    renderer = Renderer([runtime().build()], context=RenderContext(key_generator=seeded_key_generator("t")))
+    if "has no image" not in case.error:
+        assert renderer.render(trainjob) and any(case.error in w for w in renderer.warnings)
+        return
+    with pytest.raises(TrainJobInvalidError) as raised:
+        renderer.render(trainjob)
+    assert [error.path for error in raised.value.errors] == ["spec.runtimePatches"] and case.error in str(raised.value)
 
 
 @pytest.mark.parametrize("case", ADDED, ids=lambda case: case.name)

@@ -47,19 +47,21 @@ def test_a_runtime_built_in_python_is_snapshotted_with_apiversion_and_kind() -> 
 
 def test_every_trainjob_of_a_runtime_gets_its_own_snapshot_with_the_same_content() -> None:
     runtime = make_runtime("rt").torch().trainer().build()
-    renderer = Renderer([runtime], context=RenderContext())
+    renderer = Renderer([runtime], context=RenderContext(runtime_snapshot=True))
     first = snapshot_of(renderer.render(make_trainjob("team", "a").runtime_ref("rt").build()))
     second = snapshot_of(renderer.render(make_trainjob("team", "b").runtime_ref("rt").build()))
     assert (first["metadata"]["name"], second["metadata"]["name"]) == ("a-runtime-snapshot", "b-runtime-snapshot")
     assert first["data"] == second["data"]
 
 
-def test_the_snapshot_can_be_turned_off() -> None:
-    manifests = render_one(make_trainjob().runtime_ref("rt"), make_runtime("rt").torch().trainer(), runtime_snapshot=False)
-    assert [manifest["kind"] for manifest in manifests] == ["JobSet"]
+def test_the_snapshot_can_be_turned_on() -> None:
+    manifests = render_one(make_trainjob().runtime_ref("rt"), make_runtime("rt").torch().trainer(), runtime_snapshot=True)
+    assert [manifest["kind"] for manifest in manifests] == ["ConfigMap", "JobSet"]
 
 
-def test_the_snapshot_is_on_by_default() -> None:
+def test_the_snapshot_is_off_by_default_as_in_the_components_and_the_cli() -> None:
+    """Nothing reads it where the library creates the JobSet (no Trainer controller): one default,
+    the same in `render()`, `Renderer`, `trainjob render` and the components (docs/parity.md)."""
     runtime = make_runtime("rt").torch().trainer().build()
     manifests = Renderer([runtime]).render(make_trainjob().runtime_ref("rt").build())
-    assert [manifest["kind"] for manifest in manifests] == ["ConfigMap", "JobSet"]
+    assert [manifest["kind"] for manifest in manifests] == ["JobSet"]

@@ -95,7 +95,7 @@ PROC_CASES = [
     Procs("auto reads cpu limits when requested cpu is zero", job().resources(**cpu("0", "5")), runtime(), "5"),
     Procs("cpu requests win over limits", job().resources(**cpu("2", "8")), runtime(), "2"),
     Procs("auto stays auto with a gpu", job().resources(limits={"nvidia.com/gpu": 1, "cpu": "8"}), runtime(), "auto"),
-    Procs("auto stays auto with a gpu request", job().resources(requests={"amd.com/GPU": 2}), runtime(), "auto"),
+    Procs("auto stays auto with a gpu request", job().resources(requests={"amd.com/GPU": 2}, limits={"amd.com/GPU": 2}), runtime(), "auto"),
     Procs(
         "auto reads the runtime node container's resources when the trainjob sets none",
         job().image("img"),

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from pulumi_kubeflow_trainer.plugins.torchtune import model_of
+from pulumi_kubeflow_trainer.plugins.torch.torchtune import model_of
 from tests.builders import (
     RuntimeBuilder,
     TrainJobBuilder,

@@ -49,7 +49,7 @@ CASES = [
     Case(
         "the runtime's gpus count when the trainjob sets no resources",
         job().num_nodes(2),
-        xgboost(container(resources={"requests": {"nvidia.com/gpu": 2}})),
+        xgboost(container(resources={"requests": {"nvidia.com/gpu": 2}, "limits": {"nvidia.com/gpu": 2}})),
         2,
         4,
     ),

@@ -212,7 +212,7 @@ def test_an_unknown_runtime_ref_names_the_fix(mocks):
         ClusterTrainingRuntime("in-house", manifest=in_house())  # declared, but not given
         TrainJob("job", runtime_ref="in-house")
 
-    with pytest.raises(Exception, match=r"ClusterTrainingRuntime 'in-house' is neither given to this TrainJob nor bundled.*runtime=.*runtimes="):
+    with pytest.raises(Exception, match=r"ClusterTrainingRuntime 'in-house' not found: .*given: none; give it with the TrainJob, or name a bundled one: deepspeed-distributed, "):
         program()
 
 
@@ -221,7 +221,7 @@ def test_a_catalog_without_bundled_runtimes_finds_only_its_own(mocks):
     def program():
         TrainJob("job", runtime_ref="torch-distributed", runtimes=RuntimeCatalog(bundled=False))
 
-    with pytest.raises(Exception, match=r"given: none; bundled: none"):
+    with pytest.raises(Exception, match=r"given: none; give it with the TrainJob; the bundled runtimes are turned off here \(bundled=False, --no-bundled-runtimes\)"):
         program()
 
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field
 
-from .base import KubeModel, OpenKubeModel
+from .base import KubeModel, ObjectModel, OpenKubeModel
 from .quantity import canonical
 from .rules import rule_error, unique_by
 
@@ -135,7 +135,7 @@ class Condition(KubeModel):
     observed_generation: int | None = None
 
 
-class KubeObject(OpenKubeModel):
+class KubeObject(ObjectModel, OpenKubeModel):
     """Any other Kubernetes object given alongside TrainJobs (Secrets, PriorityClasses, ...)."""
 
     api_version: str

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from .base import KubeModel, OpenKubeModel
+from .base import KubeModel, ObjectModel, OpenKubeModel
 from .core import Condition, ObjectMeta, PodTemplateSpec, TemplateMeta
 from .rules import rule_error, unique_by
 
@@ -100,7 +100,7 @@ class JobSetStatus(OpenKubeModel):
     replicated_jobs_status: list[ReplicatedJobStatus] | None = None
 
 
-class JobSet(OpenKubeModel):
+class JobSet(ObjectModel, OpenKubeModel):
     """A JobSet read back from a cluster (for status and runtime-patch update rules)."""
 
     api_version: str

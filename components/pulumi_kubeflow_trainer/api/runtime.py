@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, ValidationError, ValidatorFunctionWrapHandler, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationError, ValidationInfo, ValidatorFunctionWrapHandler, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from . import constants as c
-from .base import KubeModel
+from .admission import admission_of
+from .base import KubeModel, ObjectModel
 from .core import ObjectMeta
 from .jobset import JobSetTemplateSpec
 from .rules import known_api_version, require_unique, rule_error, show, unique_by
@@ -67,26 +67,10 @@ class FluxMLPolicySource(KubeModel):
     num_proc_per_node: int = Field(default=1, ge=-(2**31), le=2**31 - 1)  # as mpi's
 
 
-PolicySourceLookup = Callable[[str], "type[KubeModel] | None"]
-"""The model of an mlPolicy key that is no field of MLPolicy, or None when no plugin claims the key."""
-
-
-def _no_plugin_policies(key: str) -> type[KubeModel] | None:
-    return None
-
-
-_policy_source_lookup: list[PolicySourceLookup] = [_no_plugin_policies]
-
-
-def set_policy_source_lookup(lookup: PolicySourceLookup) -> None:
-    """Where MLPolicy finds the keys plugins add (the API knows no plugin: framework.ml_policy installs
-    the lookup of the plugins that declare an `ml_policy`)."""
-    _policy_source_lookup[0] = lookup
-
-
 class MLPolicy(KubeModel):
-    """The CRD's policies as fields; a plugin may add one of its own (framework.ml_policy): its key is then
-    accepted and validated with the plugin's model, any other key is refused as the CRD refuses it."""
+    """The CRD's policies as fields. A plugin may add one of its own (framework.ml_policy): a validation
+    whose Admission lists the key (api.admission: a load for the plugin's registry) accepts it and validates
+    it with the plugin's model; without one, any other key is refused as the CRD refuses it."""
 
     # Plugin policies are kept as extra fields (serialized with the rest); unclaimed keys never get this far.
     model_config = ConfigDict(extra="allow")
@@ -102,12 +86,12 @@ class MLPolicy(KubeModel):
 
     @model_validator(mode="wrap")
     @classmethod
-    def _known_sources(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> MLPolicy:
+    def _known_sources(cls, data: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> MLPolicy:
         unknown = [key for key in data if key not in _FIELD_KEYS] if isinstance(data, dict) else []
         if not unknown:
             policy: MLPolicy = handler(data)
         else:
-            policy = _with_plugin_sources(cls.__name__, data, unknown, handler)
+            policy = _with_plugin_sources(cls.__name__, data, unknown, handler, info)
         found = policy.source_keys
         if len(found) > 1:
             raise rule_error(f"Only one of the policy can be configured: found {', '.join(found)}; keep one")
@@ -137,7 +121,9 @@ class MLPolicy(KubeModel):
         return (self.__pydantic_extra__ or {}).get(key)
 
 
-def _with_plugin_sources(title: str, data: dict[str, Any], unknown: list[str], handler: ValidatorFunctionWrapHandler) -> MLPolicy:
+def _with_plugin_sources(
+    title: str, data: dict[str, Any], unknown: list[str], handler: ValidatorFunctionWrapHandler, info: ValidationInfo,
+) -> MLPolicy:
     """Validate the CRD's fields, each plugin key with its plugin's model; refuse other keys as
     `extra="forbid"` does, all errors together in pydantic's order (fields, then unknown keys)."""
     errors: list[InitErrorDetails] = []
@@ -147,13 +133,14 @@ def _with_plugin_sources(title: str, data: dict[str, Any], unknown: list[str], h
     except ValidationError as error:
         errors.extend(_details(error, ()))
     sources: dict[str, KubeModel] = {}
+    known = admission_of(info.context).policy_sources
     for key in unknown:
-        model = _policy_source_lookup[0](key)
+        model = known.get(key)
         if model is None:
             errors.append(InitErrorDetails(type="extra_forbidden", loc=(key,), input=data[key]))
             continue
         try:
-            sources[key] = model.model_validate(data[key])
+            sources[key] = model.model_validate(data[key], context=info.context)
         except ValidationError as error:
             errors.extend(_details(error, (key,)))
     if errors or policy is None:
@@ -204,7 +191,7 @@ class TrainingRuntimeSpec(KubeModel):
     template: JobSetTemplateSpec = Field(default_factory=JobSetTemplateSpec)
 
 
-class _RuntimeBase(KubeModel):
+class _RuntimeBase(ObjectModel):
     api_version: str
     metadata: ObjectMeta
     spec: TrainingRuntimeSpec

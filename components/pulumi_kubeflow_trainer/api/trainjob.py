@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from . import constants as c
-from .base import KubeModel
+from .admission import admission_of
+from .base import KubeModel, ObjectModel
 from .core import Condition, EnvVar, LocalObjectReference, ObjectMeta, ResourceRequirements
 from .patches import RuntimePatch
 from .rules import known_api_version, rule_error, show, unique_by
@@ -55,15 +56,42 @@ class Initializer(KubeModel):
     model: ModelInitializer | None = None
 
 
+def negative_nodes(value: int) -> str:
+    """Why a numNodes below 0 cannot run (v2.3.0's CRD admits it; the API server refuses the Jobs)."""
+    return (f"Invalid value: {value}: must be greater than or equal to 0: the Jobs' parallelism would be negative, "
+            "which the API server refuses; set the number of nodes")
+
+
+def too_few_processes(value: int) -> str:
+    """Why a numProcPerNode below 1 cannot run (v2.3.0's CRD admits it)."""
+    return (f"Invalid value: {value}: must be greater than or equal to 1: no process would start; set the processes "
+            "per node, or leave numProcPerNode out")
+
+
 class Trainer(KubeModel):
     image: str | None = Field(default=None, max_length=500)
     command: list[str] | None = Field(default=None, max_length=128)
     args: list[str] | None = Field(default=None, max_length=128)
     env: list[EnvVar] | None = Field(default=None, max_length=128)
-    # int32, without a minimum, as in the CRD: a count below 1 is a warning (plugins.jobset), not an error
+    # int32, without a minimum, as in v2.3.0's CRD: a count below 1 is admitted (a warning of plugins.jobset),
+    # unless the validation refuses what cannot be deployed (api.admission: render() and the CLI's render)
     num_nodes: int | None = Field(default=None, ge=-(2**31), le=2**31 - 1)
     resources_per_node: ResourceRequirements | None = None
     num_proc_per_node: int | None = Field(default=None, ge=-(2**31), le=2**31 - 1)
+
+    @field_validator("num_nodes")
+    @classmethod
+    def _deployable_nodes(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is not None and value < 0 and admission_of(info.context).refuse_undeployable:
+            raise rule_error(negative_nodes(value))
+        return value
+
+    @field_validator("num_proc_per_node")
+    @classmethod
+    def _deployable_processes(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is not None and value < 1 and admission_of(info.context).refuse_undeployable:
+            raise rule_error(too_few_processes(value))
+        return value
 
     @field_validator("command", "args")
     @classmethod
@@ -137,7 +165,7 @@ class TrainJobSpec(KubeModel):
     _unique_managers = unique_by("manager", "runtime_patches")
 
 
-class TrainJob(KubeModel):
+class TrainJob(ObjectModel):
     api_version: str = c.API_VERSION_UPSTREAM
     kind: Literal["TrainJob"] = "TrainJob"
     metadata: ObjectMeta

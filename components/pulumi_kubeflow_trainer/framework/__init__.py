@@ -1,4 +1,2 @@
-"""RuntimeInfo, extension points, the plugin registry, strategic merge and render()."""
-
-# Installs the API's lookup of plugin mlPolicy keys, entry points included, before any runtime is read.
-from . import registry as _registry  # noqa: F401, E402
+"""RuntimeInfo, extension points, the plugin registry, strategic merge and the Framework that runs the
+plugins' phases. Importing it changes nothing elsewhere: what a registry knows stays with it."""

@@ -1,8 +1,10 @@
-"""A runtime compiled once for the renders of many TrainJobs, and what plugins derive from it."""
+"""A runtime compiled once for the renders of many TrainJobs, and what plugins derive from it: the
+ordinary render path's cache, by input (the runtime model, which keeps it)."""
 
 from __future__ import annotations
 
 import pickle
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -10,7 +12,6 @@ from typing import Any, Generic, TypeVar
 from ..api.runtime import Runtime, TrainingRuntime
 from .interfaces import Verdict
 from .kube import Manifest, dig, find_named
-from .memo import IdentityMemo
 from .runtime_rules import validate_runtime
 
 T = TypeVar("T")
@@ -36,6 +37,8 @@ class CompiledRuntime:
     annotations: dict[str, str]
     verdict: Verdict = field(default_factory=Verdict)  # the runtime webhook's answer
     _derived: dict[Derived[Any], Any] = field(default_factory=dict, init=False, repr=False)
+    # Render plans by the framework that made each: a framework's plan goes when the framework does.
+    plans: weakref.WeakKeyDictionary[Any, Any] = field(default_factory=weakref.WeakKeyDictionary, init=False, repr=False)
     key: tuple[str, str, str] = field(init=False)  # `runtime_key(runtime)`
     _pickled_spec: bytes = field(init=False, repr=False)
 
@@ -50,12 +53,10 @@ class CompiledRuntime:
 
     @classmethod
     def of(cls, runtime: Runtime) -> CompiledRuntime:
-        """The compiled form of a runtime model, made once per model object: models are frozen values,
-        so whatever a program renders against the same runtime shares the work."""
-        compiled = _COMPILED.get(runtime)
-        if compiled is None:
-            compiled = _COMPILED.put(runtime, cls._compile(runtime))
-        return compiled
+        """The compiled form of a runtime model, made once per model object and kept by it (models are
+        frozen values): whatever a program renders against the same runtime model shares the work, and
+        the work goes when the model does."""
+        return runtime.derived(CompiledRuntime, cls._compile)
 
     @classmethod
     def _compile(cls, runtime: Runtime) -> CompiledRuntime:
@@ -92,13 +93,6 @@ def runtime_key(runtime: Runtime) -> tuple[str, str, str]:
     """(kind, namespace, name): how a runtimeRef finds a runtime; cluster runtimes have no namespace."""
     namespace = (runtime.metadata.namespace or "default") if isinstance(runtime, TrainingRuntime) else ""
     return (runtime.kind, namespace, runtime.name)
-
-
-# Compiled runtimes by model object (models are frozen values, so the compiled form stays true). A
-# compiled runtime holds its model, so entries go only by the limit: a program that renders from
-# dicts or YAML makes new models on every call, and without it each would stay (~13 KB).
-COMPILED_RUNTIMES_KEPT = 256
-_COMPILED: IdentityMemo[Runtime, CompiledRuntime] = IdentityMemo(limit=COMPILED_RUNTIMES_KEPT)
 
 
 JOB_NAMES: Derived[tuple[str, ...]] = Derived(

@@ -45,7 +45,7 @@ class ObjectIndex:
 class RenderContext:
     key_generator: KeyGenerator = generate_key_pair
     cluster: ObjectIndex = field(default_factory=ObjectIndex)
-    runtime_snapshot: bool = True
+    runtime_snapshot: bool = False  # the ConfigMap only the controller reads: see docs/parity.md
     # True: a TrainJob managed by MultiKueue becomes a JobSet managed by MultiKueue (what a client-side
     # renderer needs). False: like the controller, which leaves such TrainJobs alone, render nothing.
     multikueue_jobset: bool = False

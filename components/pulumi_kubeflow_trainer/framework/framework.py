@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..api.runtime import Runtime
 from ..api.trainjob import TrainJob
-from .compiled import CompiledRuntime, Derived
+from .compiled import CompiledRuntime
 from .context import RenderContext
 from .info import RuntimeInfo
 from .interfaces import (
@@ -18,6 +16,8 @@ from .interfaces import (
     EnforcePodGroupPolicyPlugin,
     EnforcePodSpecPlugin,
     PreBuildSyncPlugin,
+    SelectivePlugin,
+    TrainerNodeJobsPlugin,
     Verdict,
 )
 from .kube import Manifest
@@ -35,57 +35,45 @@ def manifest_sort_key(manifest: Manifest) -> tuple[int, str, str]:
 class Framework:
     """Plugins classified once by extension point (upstream `framework.New`)."""
 
-    def __init__(self, registry: PluginRegistry, *, compile_steps: bool = True) -> None:
+    def __init__(self, registry: PluginRegistry) -> None:
         plugins = self._plugins = registry.instantiate()
-        # False: every plugin runs its general methods, never its compiled steps (tests compare the two).
-        self.compile_steps = compile_steps
-        self.validators = _implementing(plugins, CustomValidationPlugin)
-        self.ml_policy_enforcers = _implementing(plugins, EnforceMLPolicyPlugin)
-        self.pod_group_enforcers = _implementing(plugins, EnforcePodGroupPolicyPlugin)
-        self.pod_spec_enforcers = _implementing(plugins, EnforcePodSpecPlugin)
-        self.pre_build_syncers = _implementing(plugins, PreBuildSyncPlugin)
-        self.builders = _implementing(plugins, ComponentBuilderPlugin)
-        # Kept with each compiled runtime, as long as it lives; one per framework, since plans differ by plugins.
-        self._plan: Derived[RenderPlan] = Derived(
-            "render plan", lambda compiled: make_plan(compiled, plugins, self.phases(compiled))
-        )
+        self.policies = registry.policies
+        self.validators: list[CustomValidationPlugin] = _implementing(plugins, CustomValidationPlugin)
+        self.ml_policy_enforcers: list[EnforceMLPolicyPlugin] = _implementing(plugins, EnforceMLPolicyPlugin)
+        self.pod_group_enforcers: list[EnforcePodGroupPolicyPlugin] = _implementing(plugins, EnforcePodGroupPolicyPlugin)
+        self.pod_spec_enforcers: list[EnforcePodSpecPlugin] = _implementing(plugins, EnforcePodSpecPlugin)
+        self.pre_build_syncers: list[PreBuildSyncPlugin] = _implementing(plugins, PreBuildSyncPlugin)
+        self.builders: list[ComponentBuilderPlugin] = _implementing(plugins, ComponentBuilderPlugin)
 
     def plan(self, compiled: CompiledRuntime) -> RenderPlan:
-        """How this framework renders TrainJobs against `compiled`, made once per runtime."""
-        plan: RenderPlan | None = compiled._derived.get(self._plan)  # `derive`, inlined: asked on every render
-        return plan if plan is not None else compiled.derive(self._plan)
+        """How this framework renders TrainJobs against `compiled`, made once per runtime and kept with
+        it for as long as both the runtime and this framework live (plans differ by plugins)."""
+        plan: RenderPlan | None = compiled.plans.get(self)
+        if plan is None:
+            plan = compiled.plans[self] = self._make_plan(compiled)
+        return plan
 
-    def phases(self, compiled: CompiledRuntime) -> Phases:
-        """The plugins that act on a runtime, phase by phase: a plugin with an `applies_to(runtime)` that
-        answers False would return at once in every phase, so it is left out of them; a plugin with
-        `compile(compiled)` acts through the steps it compiled for this runtime where it gives one."""
+    def _make_plan(self, compiled: CompiledRuntime) -> RenderPlan:
         runtime = compiled.runtime
-        acting = [plugin for plugin in self._plugins if _applies(plugin, runtime)]
-        steps = {id(plugin): self._compiled_steps(plugin, compiled) for plugin in acting}
+        acting = [plugin for plugin in self._plugins if not isinstance(plugin, SelectivePlugin) or plugin.applies_to(runtime)]
+        node_jobs = [plugin for plugin in acting if isinstance(plugin, TrainerNodeJobsPlugin)]
+        return make_plan(compiled, self.phases(acting), node_jobs, self.policies.plainml_sets_trainer(runtime))
 
-        def phase(plugins: list[Any], method: str) -> tuple[Callable[..., Any], ...]:
-            found = []
-            for plugin in plugins:
-                if id(plugin) not in steps:
-                    continue
-                own = steps[id(plugin)]
-                step = own[method] if method in own else getattr(plugin, method)
-                if step is not None:
-                    found.append(step)
-            return tuple(found)
+    def phases(self, acting: list[Any]) -> Phases:
+        """The methods of the plugins that act on a runtime (those whose `applies_to` does not say no),
+        phase by phase, in registry order."""
+
+        def among(plugins: list[Any]) -> list[Any]:
+            return [plugin for plugin in plugins if any(plugin is other for other in acting)]
 
         return Phases(
-            validate=phase(self.validators, "validate"),
-            enforce_ml_policy=phase(self.ml_policy_enforcers, "enforce_ml_policy"),
-            enforce_pod_group_policy=phase(self.pod_group_enforcers, "enforce_pod_group_policy"),
-            enforce_pod_spec=phase(self.pod_spec_enforcers, "enforce_pod_spec"),
-            pre_build_sync=phase(self.pre_build_syncers, "pre_build_sync"),
-            build=phase(self.builders, "build"),
+            validate=tuple(plugin.validate for plugin in among(self.validators)),
+            enforce_ml_policy=tuple(plugin.enforce_ml_policy for plugin in among(self.ml_policy_enforcers)),
+            enforce_pod_group_policy=tuple(plugin.enforce_pod_group_policy for plugin in among(self.pod_group_enforcers)),
+            enforce_pod_spec=tuple(plugin.enforce_pod_spec for plugin in among(self.pod_spec_enforcers)),
+            pre_build_sync=tuple(plugin.pre_build_sync for plugin in among(self.pre_build_syncers)),
+            build=tuple(plugin.build for plugin in among(self.builders)),
         )
-
-    def _compiled_steps(self, plugin: Any, compiled: CompiledRuntime) -> Mapping[str, Callable[..., Any] | None]:
-        compile_for = getattr(plugin, "compile", None) if self.compile_steps else None
-        return compile_for(compiled) if compile_for is not None else {}
 
     def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
         verdict = NO_FINDINGS  # shared and immutable: replaced by a Verdict of its own at the first finding
@@ -108,11 +96,6 @@ class Framework:
         if len(manifests) > 1:
             manifests.sort(key=manifest_sort_key)
         return manifests
-
-
-def _applies(plugin: Any, runtime: Runtime) -> bool:
-    applies_to = getattr(plugin, "applies_to", None)
-    return applies_to is None or bool(applies_to(runtime))
 
 
 def _implementing(plugins: list[Any], point: type) -> list[Any]:

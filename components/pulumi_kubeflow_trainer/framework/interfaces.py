@@ -3,30 +3,27 @@
 The phases run in this order for every TrainJob (upstream `framework.go`):
 validate -> enforce_ml_policy -> enforce_pod_group_policy -> enforce_pod_spec -> pre_build_sync -> build.
 Within a phase plugins run in registry order, and each returns early when its policy is absent.
-A plugin may also say so ahead of time with `applies_to(runtime) -> bool`: the framework then leaves
-it out of every phase for runtimes it does not apply to (found once per runtime, not per TrainJob).
-An ML-policy plugin whose policy runs trainer nodes in jobs besides the trainer's (MPI's launcher as a
-node) names them with `trainer_node_jobs(runtime) -> Iterable[str]`: the TrainJob's resources and env
-go to their `node` containers too (`RuntimeInfo.is_trainer_node`).
 
-A plugin may compile its per-TrainJob work for one runtime: `compile(compiled) -> {method: step}`,
-called once per runtime when its render plan is made. A step takes the method's arguments, returns
-what the method would, and runs in the method's place for that runtime (what the runtime fixes,
-decided once: which containers, which targets); None leaves the plugin out of that phase for that
-runtime; a method not named keeps running. A step must give what the method gives for every
-TrainJob: it hands what it does not specialise for (a patched template) to the method.
-`tests/framework/test_compiled_steps.py` renders both ways and compares.
+Besides the phases, a plugin may declare (each a protocol below, checked with `isinstance`):
+- `applies_to(runtime) -> bool` (`SelectivePlugin`): the framework then leaves it out of every phase
+  for runtimes it does not apply to (found once per runtime, not per TrainJob);
+- `trainer_node_jobs(runtime) -> Iterable[str]` (`TrainerNodeJobsPlugin`): an ML-policy plugin whose
+  policy runs trainer nodes in jobs besides the trainer's (MPI's launcher as a node) names them; the
+  TrainJob's resources and env go to their `node` containers too (`RuntimeInfo.is_trainer_node`);
+- the ML-policy declarations (`MLPolicyPlugin` and the optional attributes after it; framework.ml_policy).
 """
 
 from __future__ import annotations
 
-from collections.abc import MutableSequence
+from collections.abc import Iterable, MutableSequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
+from ..api.base import KubeModel
 from .errors import FieldError
 
 if TYPE_CHECKING:
+    from ..api.runtime import Runtime
     from ..api.trainjob import TrainJob
     from .context import RenderContext
     from .info import RuntimeInfo
@@ -115,3 +112,62 @@ EXTENSION_POINTS: tuple[type, ...] = (
     PreBuildSyncPlugin,
     ComponentBuilderPlugin,
 )
+
+
+@runtime_checkable
+class SelectivePlugin(Protocol):
+    """A plugin that acts on some runtimes only: left out of every phase for the others."""
+
+    def applies_to(self, runtime: Runtime) -> bool: ...
+
+
+@runtime_checkable
+class TrainerNodeJobsPlugin(Protocol):
+    """A plugin whose policy runs trainer nodes in jobs besides the trainer's job (MPI's `node` job
+    when the launcher is a node too): the TrainJob's resources and env go to their `node` containers."""
+
+    def trainer_node_jobs(self, runtime: Runtime) -> Iterable[str]: ...
+
+
+@dataclass(frozen=True)
+class FunctionLauncher:
+    """How a node starts a packaged function: `argv`, then `python -c <bootstrap> <digest> <payload>`;
+    or, with a `refusal`, why functions cannot run on this policy's runtimes."""
+
+    name: str
+    argv: tuple[str, ...] = ()
+    refusal: str = ""
+
+
+PYTHON_LAUNCHER = FunctionLauncher("python")
+
+
+@runtime_checkable
+class MLPolicyPlugin(Protocol):
+    """A plugin that handles one key under `spec.mlPolicy` (`torch`, or a key of its own)."""
+
+    name: ClassVar[str]
+    ml_policy: ClassVar[str]
+
+
+@runtime_checkable
+class PolicySourcePlugin(Protocol):
+    """An ML-policy plugin whose key the CRD lacks: its value is validated with this model."""
+
+    ml_policy_source: ClassVar[type[KubeModel]]
+
+
+@runtime_checkable
+class PlainMLTrainerPlugin(Protocol):
+    """An ML-policy plugin that says whether PlainML sets the trainer's node count and the user's env
+    before it acts (True: XGBoost, Flux). Without the attribute, the policy's plugin sets both itself."""
+
+    leaves_trainer_to_plainml: ClassVar[bool]
+
+
+@runtime_checkable
+class FunctionLauncherPlugin(Protocol):
+    """An ML-policy plugin that says how `TrainerArgs.from_function` starts a function on its nodes
+    (without the attribute: `python`)."""
+
+    function_launcher: ClassVar[FunctionLauncher]

@@ -1,136 +1,118 @@
-"""ML-policy plugins: the mlPolicy key each one handles, and what the library derives from them.
+"""ML-policy plugins: the mlPolicy key each plugin of a registry handles, and what is derived from them.
 
-A plugin that handles an mlPolicy source says so with class attributes, and nothing else has to
-change for a new policy:
+A plugin that handles an mlPolicy source says so with class attributes (the protocols of
+framework.interfaces), and nothing else has to change for a new policy:
 
 - `ml_policy = "paddle"`: the key under `spec.mlPolicy`. A key that is no field of `api.runtime.MLPolicy`
-  needs `ml_policy_source`, the model its value is validated with (a `KubeModel`); it is then accepted
-  by every runtime model, and counted by the "only one policy" rule. A key no plugin claims is refused.
+  needs `ml_policy_source`, the model its value is validated with (a `KubeModel`); runtimes loaded for
+  the plugin's registry then accept the key, and the "only one policy" rule counts it. A key no plugin
+  of the registry claims is refused.
 - `leaves_trainer_to_plainml = True`: the PlainML plugin sets the trainer's node count and the user's env
   for this policy, before the plugin acts (XGBoost, Flux). Default False: the plugin does both itself.
 - `function_launcher`: how `TrainerArgs.from_function` starts a function on this policy's nodes (default
   `python`), or, with a `refusal`, why it cannot.
 
-The table is the process's: built-in plugins (claimed when the plugins package is imported), plugins
-registered in any PluginRegistry, and the entry-point group, read when a key is asked for that no
-plugin has claimed yet. So a runtime is read alike whichever registry later renders it.
+Each `PluginRegistry` has its own table: what one registry knows changes nothing for another, nor for
+the API models, which know the CRD's keys only unless a load passes a registry's (`policy_sources`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping
+from types import MappingProxyType
 
+from ..api.admission import Admission
 from ..api.base import KubeModel
-from ..api.runtime import BUILTIN_SOURCE_FIELDS, MLPolicy, Runtime, set_policy_source_lookup
+from ..api.runtime import BUILTIN_SOURCE_FIELDS, MLPolicy, Runtime
 from .errors import PluginRegistrationError
+from .interfaces import (
+    PYTHON_LAUNCHER,
+    FunctionLauncher,
+    FunctionLauncherPlugin,
+    MLPolicyPlugin,
+    PlainMLTrainerPlugin,
+    PolicySourcePlugin,
+)
 
-PolicyPlugin = Any  # a plugin class (or factory) with an `ml_policy` attribute
-
-
-@dataclass(frozen=True)
-class FunctionLauncher:
-    """How a node starts a packaged function: `argv`, then `python -c <bootstrap> <digest> <payload>`;
-    or, with a `refusal`, why functions cannot run on this policy's runtimes."""
-
-    name: str
-    argv: tuple[str, ...] = ()
-    refusal: str = ""
-
-
-PYTHON_LAUNCHER = FunctionLauncher("python")
+__all__ = ["PYTHON_LAUNCHER", "FunctionLauncher", "MLPolicyTable", "function_launcher"]
 
 
 class MLPolicyTable:
-    """Which plugin handles each mlPolicy key; the first plugin to claim a key keeps it."""
+    """Which plugin of one registry handles each mlPolicy key; a second plugin for a key is refused."""
 
     def __init__(self) -> None:
-        self._plugins: dict[str, PolicyPlugin] = {}
-        self._left_to_plainml: set[str] = set()  # read per render: no getattr of an absent attribute then
-        self._unclaimed_sources: Callable[[], Iterable[PolicyPlugin]] = tuple
+        self._plugins: dict[str, MLPolicyPlugin] = {}
+        self._left_to_plainml: set[str] = set()
+        self._sources: dict[str, type[KubeModel]] = {}  # read on every load: kept, not derived per call
+        self._admissions: dict[bool, Admission] = {}  # the same, as loads pass it; made again after a claim
 
-    def read_on_miss(self, plugins: Callable[[], Iterable[PolicyPlugin]]) -> None:
-        """Where plugins not registered yet come from (the entry-point group) when a key is missing."""
-        self._unclaimed_sources = plugins
-
-    def claim(self, plugin: PolicyPlugin) -> None:
-        """Record `plugin`'s key, if it declares one; a second plugin for the same key is refused."""
-        key = getattr(plugin, "ml_policy", None)
-        if key is None:
+    def claim(self, plugin: object) -> None:
+        """Record `plugin`'s key, if it declares one (`MLPolicyPlugin`)."""
+        if not isinstance(plugin, MLPolicyPlugin):
             return
+        key = plugin.ml_policy
         _check_declaration(plugin, key)
         holder = self._plugins.setdefault(key, plugin)
         if holder is not plugin:
             raise PluginRegistrationError(
-                f"plugin {getattr(plugin, 'name', plugin)!r} handles mlPolicy.{key}, which plugin "
-                f"{getattr(holder, 'name', holder)!r} handles already: "
-                "one plugin per policy"
+                f"plugin {plugin.name!r} handles mlPolicy.{key}, which plugin {holder.name!r} handles already: one plugin per policy"
             )
-        if getattr(plugin, "leaves_trainer_to_plainml", False):
+        if isinstance(plugin, PlainMLTrainerPlugin) and plugin.leaves_trainer_to_plainml:
             self._left_to_plainml.add(key)
+        if key not in BUILTIN_SOURCE_FIELDS and isinstance(plugin, PolicySourcePlugin):
+            self._sources[key] = plugin.ml_policy_source
+        self._admissions.clear()
 
-    def plugin_for(self, key: str) -> PolicyPlugin | None:
-        """The plugin of `key`; a key not claimed yet is looked for among the plugins not registered yet."""
-        if key not in self._plugins:
-            for plugin in self._unclaimed_sources():
-                if getattr(plugin, "ml_policy", None) == key and key not in self._plugins:
-                    self.claim(plugin)
+    def plugin_for(self, key: str) -> MLPolicyPlugin | None:
         return self._plugins.get(key)
 
-    def plugin_of(self, runtime: Runtime) -> PolicyPlugin | None:
+    def plugin_of(self, runtime: Runtime) -> MLPolicyPlugin | None:
         """The plugin of the runtime's policy; None without a policy or for a key no plugin handles."""
         policy = runtime.spec.ml_policy
         key = policy.source_key if policy is not None else None
-        if key is None:
-            return None
-        plugin = self._plugins.get(key)
-        return plugin if plugin is not None else self.plugin_for(key)
+        return self._plugins.get(key) if key is not None else None
 
     def plainml_sets_trainer(self, runtime: Runtime) -> bool:
         """Whether PlainML sets the trainer's node count and env: without a policy, for a policy whose
         plugin leaves them to it, and for a key no plugin handles."""
         policy = runtime.spec.ml_policy
         key = policy.source_key if policy is not None else None
-        if key is None or key in self._left_to_plainml:
-            return True
-        return key not in self._plugins and self.plugin_for(key) is None
+        return key is None or key in self._left_to_plainml or key not in self._plugins
 
-    def source_model(self, key: str) -> type[KubeModel] | None:
-        """The model of a plugin's own key (not a field of MLPolicy), for the API's validation."""
-        if key in MLPolicy.model_fields or key in BUILTIN_SOURCE_FIELDS:
-            return None
-        plugin = self.plugin_for(key)
-        return getattr(plugin, "ml_policy_source", None) if plugin is not None else None
+    def sources(self) -> Mapping[str, type[KubeModel]]:
+        """The keys plugins add that the CRD lacks, with the model of each: how a load of runtimes for
+        this registry validates them (`loading.load(..., registry=...)`)."""
+        return MappingProxyType(self._sources)
+
+    def admission(self, *, refuse_undeployable: bool = False) -> Admission:
+        """What a load for this table's registry admits beyond the CRD (api.admission)."""
+        found = self._admissions.get(refuse_undeployable)
+        if found is None:
+            found = self._admissions[refuse_undeployable] = Admission(self.sources(), refuse_undeployable)
+        return found
 
     def launchers(self) -> list[tuple[str, FunctionLauncher]]:
         """(key, launcher) of every claimed policy, in the order they were claimed."""
         return [(key, function_launcher(plugin)) for key, plugin in self._plugins.items()]
 
-    def forget(self, plugin: PolicyPlugin) -> None:
-        """Drop `plugin`'s claim (tests that register a policy of their own clean up with it)."""
-        key = getattr(plugin, "ml_policy", None)
-        if key is not None and self._plugins.get(key) is plugin:
-            del self._plugins[key]
-            self._left_to_plainml.discard(key)
 
-
-def function_launcher(plugin: PolicyPlugin) -> FunctionLauncher:
-    launcher = getattr(plugin, "function_launcher", PYTHON_LAUNCHER)
-    assert isinstance(launcher, FunctionLauncher), f"{plugin.name}.function_launcher is no FunctionLauncher"
+def function_launcher(plugin: object) -> FunctionLauncher:
+    """The launcher a policy plugin declares; `python` when it declares none."""
+    if not isinstance(plugin, FunctionLauncherPlugin):
+        return PYTHON_LAUNCHER
+    launcher = plugin.function_launcher
+    if not isinstance(launcher, FunctionLauncher):
+        raise PluginRegistrationError(f"plugin {getattr(plugin, 'name', plugin)!r}: function_launcher must be a FunctionLauncher")
     return launcher
 
 
-def _check_declaration(plugin: PolicyPlugin, key: object) -> None:
-    name = getattr(plugin, "name", plugin)
+def _check_declaration(plugin: MLPolicyPlugin, key: object) -> None:
+    name = plugin.name
     if not isinstance(key, str) or not key or key in MLPolicy.NOT_A_SOURCE or key == "numNodes":
         raise PluginRegistrationError(f"plugin {name!r}: ml_policy must be the policy's key under spec.mlPolicy, not {key!r}")
-    source = getattr(plugin, "ml_policy_source", None)
+    source = plugin.ml_policy_source if isinstance(plugin, PolicySourcePlugin) else None
     if key not in BUILTIN_SOURCE_FIELDS and not (isinstance(source, type) and issubclass(source, KubeModel)):
         raise PluginRegistrationError(
             f"plugin {name!r} handles mlPolicy.{key}, which the CRD lacks: set ml_policy_source to the KubeModel of its value"
         )
-
-
-ML_POLICIES = MLPolicyTable()
-set_policy_source_lookup(ML_POLICIES.source_model)
+    function_launcher(plugin)

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..api import constants as c
 from ..api.runtime import MLPolicy, PodGroupPolicy
 from .compiled import CompiledRuntime
 from .info import PodSet
-from .interfaces import Verdict
+from .interfaces import TrainerNodeJobsPlugin, Verdict
 from .kube import Manifest
 
 
@@ -58,6 +57,9 @@ class RenderPlan:
     # Jobs besides the trainer's whose `node` container is a trainer node too (the TrainJob's resources and
     # env go there), as plugins declare them (`trainer_node_jobs`: MPI's node job when the launcher is one).
     trainer_node_jobs: frozenset[str]
+    # Whether PlainML sets the trainer's node count and the user's env: without a policy, for a policy whose
+    # plugin leaves them to it (XGBoost, Flux), and for a key no plugin of the framework's registry handles.
+    plainml_sets_trainer: bool
 
 
 def pod_set_layout(spec: Manifest, compiled: CompiledRuntime) -> tuple[PodSetLayout, ...]:
@@ -89,13 +91,13 @@ def template_pod_sets(compiled: CompiledRuntime) -> list[PodSet]:
     return pod_sets_of(spec, pod_set_layout(spec, compiled))
 
 
-def make_plan(compiled: CompiledRuntime, plugins: Iterable[Any], phases: Phases) -> RenderPlan:
+def make_plan(
+    compiled: CompiledRuntime, phases: Phases, node_job_plugins: Iterable[TrainerNodeJobsPlugin], plainml_sets_trainer: bool,
+) -> RenderPlan:
     runtime = compiled.runtime
     node_jobs: set[str] = set()
-    for plugin in plugins:
-        declared = getattr(plugin, "trainer_node_jobs", None)
-        if declared is not None:
-            node_jobs.update(declared(runtime))
+    for plugin in node_job_plugins:
+        node_jobs.update(plugin.trainer_node_jobs(runtime))
     return RenderPlan(
         compiled=compiled,
         phases=phases,
@@ -103,6 +105,7 @@ def make_plan(compiled: CompiledRuntime, plugins: Iterable[Any], phases: Phases)
         pod_group_policy=runtime.spec.pod_group_policy,
         layout=pod_set_layout(compiled.spec_copy(), compiled),
         trainer_node_jobs=frozenset(node_jobs),
+        plainml_sets_trainer=plainml_sets_trainer,
     )
 
 

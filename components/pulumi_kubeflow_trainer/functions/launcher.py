@@ -13,7 +13,9 @@ from typing import ClassVar
 
 from ..api import constants as c
 from ..api.runtime import Runtime
-from ..framework.ml_policy import ML_POLICIES, PYTHON_LAUNCHER, FunctionLauncher, function_launcher
+from ..framework.ml_policy import PYTHON_LAUNCHER, FunctionLauncher, function_launcher
+from ..framework.registry import PluginRegistry
+from ..plugins import default_framework
 from ..plugins.mpi import HOSTFILE_PATH, MPIPlugin
 from ..plugins.torch import TorchPlugin
 from .source import FunctionPackagingError
@@ -32,17 +34,19 @@ class Launcher:
     PYTHON: ClassVar[FunctionLauncher] = PYTHON_LAUNCHER  # jax, xgboost, plain: the function reads the policy's env
 
 
-def launcher_for(runtime: Runtime) -> FunctionLauncher:
-    """The launcher the runtime's policy plugin declares; `python` without a policy."""
+def launcher_for(runtime: Runtime, registry: PluginRegistry | None = None) -> FunctionLauncher:
+    """The launcher the runtime's policy plugin declares in `registry` (None: the default registry);
+    `python` without a policy."""
     if runtime.labels.get(c.LABEL_FRAMEWORK) == "torchtune":
         raise FunctionPackagingError(
             f"runtime {runtime.name}: a torchtune runtime runs `tune run` recipes (BuiltinTrainer), not functions; "
             "use a torch runtime such as torch-distributed"
         )
-    plugin = ML_POLICIES.plugin_of(runtime)
+    policies = registry.policies if registry is not None else default_framework().policies
+    plugin = policies.plugin_of(runtime)
     launcher = function_launcher(plugin) if plugin is not None else PYTHON_LAUNCHER
     if launcher.refusal:
-        able = [key for key, declared in ML_POLICIES.launchers() if not declared.refusal]
+        able = [key for key, declared in policies.launchers() if not declared.refusal]
         raise FunctionPackagingError(
             f"runtime {runtime.name}: {launcher.refusal}; functions run on {', '.join(able)} or plain runtimes"
         )

@@ -1,4 +1,5 @@
-"""`resources_per_node={"gpu": 2, "cpu": 4, "memory": "16Gi"}`: the Kubeflow SDK's shorthand, spelled out.
+"""`resources_per_node={"gpu": 2, "cpu": 4, "memory": "16Gi"}`: the Kubeflow SDK's shorthand, spelled out;
+`TrainerArgs(resources_per_node=...)` and `TrainerArgs.from_function(resources_per_node=...)` take it alike.
 
 Mapping (as the SDK): `gpu` → `nvidia.com/gpu`, `storage` → `ephemeral-storage`, `mig-<profile>` →
 `nvidia.com/mig-<profile>`; `cpu`, `memory`, `ephemeral-storage`, `hugepages-<size>` and any name with
@@ -56,6 +57,8 @@ def resource_name(key: Any) -> str:
 
 
 def _quantity(key: str, value: Any) -> Any:
+    if not isinstance(value, (str, int, float)):
+        return value  # a Pulumi Output (TrainerArgs): checked as a quantity once known, like the Kubernetes form's
     try:
         Quantity.parse(value)
     except QuantityError as error:

@@ -8,7 +8,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ..api.runtime import Runtime
-from ..blueprints import runtime_model
+from ..runtime_lookup import runtime_model
 from .launcher import FunctionLauncher, launcher_command, launcher_for
 from .payload import FunctionPayload
 from .resources import resources_per_node as expand_resources

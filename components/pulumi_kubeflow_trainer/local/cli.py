@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..framework.errors import TrainerError, error_lines
+from ..runtime_lookup import add_runtime_lookup_arguments
 from .runner import run_local
 
 INTERRUPTED_EXIT = 130  # as a shell reports a command stopped by Ctrl-C
@@ -25,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="stop everything and fail after this long")
     parser.add_argument("--env", action="append", default=[], type=_env_pair, metavar="NAME=VALUE", help="add to every container's env")
     parser.add_argument("--job", metavar="NAME", help="the TrainJob (or JobSet) to run when the files hold several")
+    add_runtime_lookup_arguments(parser)
 
 
 def _env_pair(text: str) -> tuple[str, str]:
@@ -38,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
     """Runs the TrainJob; 0 when Completed, 1 when Failed, 130 when interrupted."""
     previous = _stop_on_sigterm()
     try:
-        result = run_local(args.filename, workdir=args.workdir, env=dict(args.env), timeout=args.timeout, job=args.job)
+        result = run_local(args.filename, workdir=args.workdir, env=dict(args.env), timeout=args.timeout, job=args.job,
+                           bundled=args.bundled_runtimes)
     except TrainerError as error:
         print("\n".join(error_lines(error)), file=sys.stderr)
         return 1

@@ -57,11 +57,12 @@ def _from_text(text: str, where: str) -> list[dict[str, Any]]:
         raise ManifestError(f"{where}{line}: invalid YAML: {getattr(error, 'problem', None) or error}") from None
 
 
-def prepare_manifests(objects: Any, job: str | None = None) -> list[dict[str, Any]]:
+def prepare_manifests(objects: Any, job: str | None = None, *, bundled: bool = True) -> list[dict[str, Any]]:
     """The JobSet (and its Secrets and ConfigMaps) of one TrainJob.
 
     When a TrainJob is among the objects it is rendered first, against the runtimes given with it and
-    then the bundled ones; otherwise the objects are taken to be `trainjob render` output.
+    then (unless `bundled=False`) the bundled ones: runtime_lookup's rule; otherwise the objects are
+    taken to be `trainjob render` output.
     """
     manifests = manifests_of(objects)
     trainjobs = [m for m in manifests if m.get("kind") == c.TRAINJOB_KIND]
@@ -69,7 +70,7 @@ def prepare_manifests(objects: Any, job: str | None = None) -> list[dict[str, An
         return [m for m in manifests if m.get("kind") != "JobSet" or job in (None, _name(m))]
     chosen = _choose(trainjobs, job)
     given = [m for m in manifests if m.get("kind") in PASSED_THROUGH]
-    return _render(chosen, [m for m in manifests if m.get("kind") in RUNTIME_KINDS]) + given
+    return _render(chosen, [m for m in manifests if m.get("kind") in RUNTIME_KINDS], bundled) + given
 
 
 def _choose(trainjobs: list[dict[str, Any]], job: str | None) -> dict[str, Any]:
@@ -83,15 +84,12 @@ def _choose(trainjobs: list[dict[str, Any]], job: str | None) -> dict[str, Any]:
     return trainjobs[0]
 
 
-def _render(trainjob: dict[str, Any], runtimes: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    from ..blueprints import bundled_runtimes
+def _render(trainjob: dict[str, Any], runtimes: list[dict[str, Any]], bundled: bool) -> list[dict[str, Any]]:
     from ..rendering import render
 
-    given = {(m["kind"], _name(m)) for m in runtimes}
-    bundled = [r for r in bundled_runtimes() if (r.kind, r.name) not in given]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # deprecation notices are `trainjob validate`'s business
-        return render([trainjob, *runtimes, *bundled], runtime_snapshot=False)
+        return render([trainjob, *runtimes], runtime_snapshot=False, bundled=bundled)
 
 
 def _name(manifest: Mapping[str, Any]) -> str:

@@ -54,14 +54,16 @@ def run_local(
     log: LogSink | TextIO | None = None,
     job: str | None = None,
     grace_seconds: float = 5.0,
+    bundled: bool = True,
 ) -> LocalRunResult:
     """Runs every Pod of one TrainJob's JobSet as a local process; returns when the JobSet would finish.
 
     `manifests`: `render()` output (JobSet, Secrets, ConfigMaps), or a TrainJob with its runtimes (it is
-    rendered here; the bundled runtimes fill in), as dicts, models, YAML text or files. `env` is added to
+    rendered here; the bundled runtimes fill in unless `bundled=False`: runtime_lookup), as dicts, models,
+    YAML text or files. `env` is added to
     every container last. `log` receives each output line, prefixed `[<pod>]` (default: stdout).
     """
-    plan = plan_jobset(prepare_manifests(manifests, job))
+    plan = plan_jobset(prepare_manifests(manifests, job, bundled=bundled))
     root = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix=f"trainjob-{plan.jobset}-"))
     root = root.resolve()
     rewriter = Rewriter.for_plan(plan, PortMap.for_ports(declared_ports(plan)))

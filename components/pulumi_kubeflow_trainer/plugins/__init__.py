@@ -4,7 +4,6 @@ registry and framework made of them (the framework itself knows no plugin)."""
 from functools import lru_cache
 
 from ..framework.framework import Framework
-from ..framework.ml_policy import ML_POLICIES
 from ..framework.registry import PluginRegistry, registry_of
 from .coscheduling import CoSchedulingPlugin
 from .flux import FluxPlugin
@@ -31,11 +30,6 @@ BUILTIN_PLUGINS = (
     RuntimeSnapshotPlugin,
 )
 
-# The built-in policies are known as soon as any plugin is, whichever registry renders (PlainML and the
-# function launcher read them even where a registry leaves their plugin out).
-for _plugin in BUILTIN_PLUGINS:
-    ML_POLICIES.claim(_plugin)
-
 
 def default_registry(*, include_entry_points: bool = True) -> PluginRegistry:
     """The built-in plugins in upstream's order of effect, then plugins other packages declare."""
@@ -44,8 +38,10 @@ def default_registry(*, include_entry_points: bool = True) -> PluginRegistry:
 
 @lru_cache(maxsize=1)
 def default_framework() -> Framework:
-    """The framework of the default registry, built once per process; plugins keep no state, so
-    every render may share it."""
+    """The framework of the default registry, built once per process from the built-ins and the
+    installed distributions' plugins (`entry_point_plugins`): it changes nothing and nothing changes it
+    (its registry is its own; plugins keep no state), so every render may share it. `cache_clear()`
+    rebuilds it, after `entry_point_plugins.cache_clear()`, for a process that installs a plugin."""
     return Framework(default_registry())
 
 

@@ -7,9 +7,9 @@ from typing import ClassVar
 from ..api.runtime import Runtime
 from ..api.trainjob import TrainJob
 from ..framework.context import RenderContext
+from ..framework.gang import mark_pod_templates, pod_group
 from ..framework.info import RuntimeInfo
 from ..framework.kube import Manifest
-from .gang import mark_pod_templates, pod_group
 
 NAME = "CoScheduling"
 API_VERSION = "scheduling.x-k8s.io/v1alpha1"

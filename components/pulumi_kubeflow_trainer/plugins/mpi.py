@@ -19,7 +19,7 @@ from ..framework.info import RuntimeInfo
 from ..framework.interfaces import NO_FINDINGS, Verdict
 from ..framework.kube import Manifest, upsert_env, upsert_volume_mounts, upsert_volumes
 from ..framework.ml_policy import FunctionLauncher
-from .objects import child_metadata, reserved_env_error
+from ..framework.objects import child_metadata, reserved_env_error
 
 NAME = "MPI"
 SSH_AUTH_VOLUME = "mpi-ssh-auth"

@@ -5,11 +5,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..api import constants as c
-from ..api.runtime import Runtime
 from ..api.trainjob import TrainJob
 from ..framework.info import RuntimeInfo
 from ..framework.kube import env_manifests, upsert_env
-from ..framework.ml_policy import ML_POLICIES
 
 NAME = "PlainML"
 
@@ -17,13 +15,10 @@ NAME = "PlainML"
 class PlainMLPlugin:
     name: ClassVar[str] = NAME
 
-    @staticmethod
-    def applies_to(runtime: Runtime) -> bool:
-        """Runtimes without a policy, or whose policy's plugin declares `leaves_trainer_to_plainml`."""
-        return ML_POLICIES.plainml_sets_trainer(runtime)
-
     def enforce_ml_policy(self, info: RuntimeInfo, trainjob: TrainJob) -> None:
-        if not self.applies_to(info.runtime):
+        """Runtimes without a policy, or whose policy's plugin in the rendering registry leaves the
+        trainer to PlainML (`leaves_trainer_to_plainml`), or that no plugin of it handles."""
+        if not info.plan.plainml_sets_trainer:
             return
         self._set_num_nodes(info, trainjob)
         self._upsert_trainer_env(info, trainjob)

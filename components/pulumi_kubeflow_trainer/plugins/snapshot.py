@@ -9,8 +9,8 @@ from ..framework.compiled import Derived
 from ..framework.context import RenderContext
 from ..framework.info import RuntimeInfo
 from ..framework.kube import Manifest
+from ..framework.objects import child_metadata
 from ..yamlio import dump
-from .objects import child_metadata
 
 NAME = "RuntimeSnapshot"
 DATA_KEY = "runtime"

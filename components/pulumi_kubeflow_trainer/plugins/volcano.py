@@ -9,10 +9,10 @@ from ..api.runtime import Runtime
 from ..api.trainjob import TrainJob
 from ..framework.context import RenderContext
 from ..framework.errors import FieldError
+from ..framework.gang import mark_pod_templates, pod_group
 from ..framework.info import RuntimeInfo
 from ..framework.interfaces import NO_FINDINGS, Verdict
 from ..framework.kube import Manifest
-from .gang import mark_pod_templates, pod_group
 
 NAME = "Volcano"
 API_VERSION = "scheduling.volcano.sh/v1beta1"

@@ -16,6 +16,7 @@ import pulumi
 from ..api import trainjob as api
 from ..framework.errors import FieldError, TrainJobInvalidError
 from ..functions import FunctionTrainer, env_list
+from ..functions.resources import resources_per_node as expand_resources
 
 EnvArgs = Mapping[str, pulumi.Input[str]] | Sequence[Mapping[str, Any]]
 """`{"NAME": value}` (values may be Outputs), or a list of Kubernetes EnvVar dicts (`valueFrom`, ...)."""
@@ -56,6 +57,8 @@ class TrainerArgs:
     env: EnvArgs | None = None
     num_nodes: int | None = None
     num_proc_per_node: int | None = None
+    # The Kubeflow SDK's shorthand, as `from_function` takes it ({"gpu": 8, "cpu": 4, "memory": "16Gi"}:
+    # requests equal to limits), or the Kubernetes form ({"limits": {...}, "requests": {...}}).
     resources_per_node: Mapping[str, Any] | None = None
 
     # A trainer that runs a Python function on every node with the runtime's launcher (torchrun, mpirun,
@@ -71,7 +74,7 @@ class TrainerArgs:
                 "env": _env(self.env, "spec.trainer.env"),
                 "numNodes": self.num_nodes,
                 "numProcPerNode": self.num_proc_per_node,
-                "resourcesPerNode": dict(self.resources_per_node) if self.resources_per_node is not None else None,
+                "resourcesPerNode": expand_resources(self.resources_per_node),
             }
         )
 

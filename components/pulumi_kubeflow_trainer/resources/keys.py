@@ -29,7 +29,7 @@ def _mpi_ssh() -> tuple[str, str]:
 
 
 def _flux_curve() -> tuple[str, str]:
-    from ..plugins.flux_scripts import curve_key_pair
+    from ..plugins.flux.scripts import curve_key_pair
     from ..ssh import generate_curve_secret
 
     public, secret = curve_key_pair(generate_curve_secret())

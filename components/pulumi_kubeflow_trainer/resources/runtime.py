@@ -111,7 +111,11 @@ class RuntimeComponent(pulumi.ComponentResource):
         """A component from one of the runtimes bundled with this library, by `metadata.name`."""
         from ..blueprints import bundled_runtime
 
-        return cls(name or runtime_name, bundled_runtime(runtime_name).to_manifest(), **kwargs)
+        try:
+            runtime = bundled_runtime(runtime_name)
+        except TrainerError as error:  # an unknown name: a Pulumi error that lists the bundled runtimes
+            raise invalid_input((f"{TYPE_PREFIX}:{cls.kind}", name or runtime_name), error) from None
+        return cls(name or runtime_name, runtime.to_manifest(), **kwargs)
 
 
 class ClusterTrainingRuntime(RuntimeComponent):

@@ -11,7 +11,7 @@ import pulumi
 
 from ..api.trainjob import TrainJob as TrainJobModel
 from ..plugins.flux import curve_name
-from ..plugins.flux_scripts import format_curve_certificate
+from ..plugins.flux.scripts import format_curve_certificate
 from . import children, kueue
 from .completion import QueuedTimeout, wait_annotations
 from .keys import FLUX_CURVE, MPI_SSH, GeneratedKey

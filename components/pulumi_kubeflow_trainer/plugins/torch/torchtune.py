@@ -6,12 +6,12 @@ runtime name (`torchtune-<model>-<size>`), the node and GPU counts and the LoRA/
 
 from __future__ import annotations
 
-from ..api import constants as c
-from ..api.rules import show
-from ..api.trainjob import Trainer, TrainJob
-from ..framework.errors import FieldError
-from ..framework.info import RuntimeInfo
-from ..framework.kube import Manifest
+from ...api import constants as c
+from ...api.rules import show
+from ...api.trainjob import Trainer, TrainJob
+from ...framework.errors import FieldError
+from ...framework.info import RuntimeInfo
+from ...framework.kube import Manifest
 
 TUNE_COMMAND = ["tune", "run"]
 SUPPORTED_MODELS = ("llama3_2/1B", "llama3_2/3B", "llama3_3/70B", "qwen2_5/1.5B")

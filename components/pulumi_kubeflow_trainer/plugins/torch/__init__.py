@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from ..api import constants as c
-from ..api.rules import show
-from ..api.runtime import Runtime
-from ..api.trainjob import TrainJob
-from ..framework.compiled import CompiledRuntime, Derived
-from ..framework.context import RenderContext
-from ..framework.errors import FieldError, PluginError
-from ..framework.info import PodSet, RuntimeInfo
-from ..framework.interfaces import NO_FINDINGS, Verdict
-from ..framework.kube import Manifest, env_manifests, field_ref_env, upsert_env, upsert_ports
-from ..framework.ml_policy import FunctionLauncher
-from ..framework.plan import template_pod_sets
+from ...api import constants as c
+from ...api.rules import show
+from ...api.runtime import Runtime
+from ...api.trainjob import TrainJob
+from ...framework.compiled import CompiledRuntime, Derived
+from ...framework.context import RenderContext
+from ...framework.errors import FieldError, PluginError
+from ...framework.info import PodSet, RuntimeInfo
+from ...framework.interfaces import NO_FINDINGS, Verdict
+from ...framework.kube import Manifest, env_manifests, field_ref_env, upsert_env, upsert_ports
+from ...framework.ml_policy import FunctionLauncher
+from ...framework.objects import reserved_env_error
+from ...framework.plan import template_pod_sets
 from . import torchtune
-from .objects import reserved_env_error
 
 NAME = "Torch"
 RESERVED_ENV = frozenset({"PET_NNODES", "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT"})
@@ -74,14 +73,6 @@ class TorchPlugin:
     def applies_to(runtime: Runtime) -> bool:
         policy = runtime.spec.ml_policy
         return policy is not None and policy.torch is not None
-
-    def compile(self, compiled: CompiledRuntime) -> dict[str, Callable[..., Any] | None]:
-        """The steps of an unpatched TrainJob against this runtime: what the runtime fixes (the injection
-        targets, what its template lacks) is decided here; a patched TrainJob takes the methods."""
-        torch = compiled.derive(TORCH_POLICY)
-        if torch is None or torch.injection_targets:
-            return {}
-        return {"validate": _compiled_validate(self.validate), "enforce_ml_policy": _compiled_enforce(self.enforce_ml_policy)}
 
     def validate(self, info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
         torch = info.compiled.derive(TORCH_POLICY)
@@ -139,53 +130,6 @@ class TorchPlugin:
                 if container is None:
                     raise PluginError(NAME, _missing_target_message(job_name, name))
                 upsert_env(container, env)
-
-
-def _compiled_validate(general: Callable[..., Verdict]) -> Callable[..., Verdict]:
-    def validate(info: RuntimeInfo, trainjob: TrainJob, context: RenderContext) -> Verdict:
-        trainer = info.trainer
-        if trainer is None or not (info.patched or trainer.env or trainer.command == torchtune.TUNE_COMMAND):
-            return NO_FINDINGS  # the runtime has no targets to miss: nothing of the TrainJob's to refuse
-        return general(info, trainjob, context)
-
-    return validate
-
-
-def _compiled_enforce(general: Callable[..., None]) -> Callable[..., None]:
-    """`enforce_ml_policy` without injection targets and without TorchTune: the trainer node's count,
-    env and port only."""
-
-    def enforce(info: RuntimeInfo, trainjob: TrainJob) -> None:
-        trainer, pod_set = info.trainer, info.trainer_pod_set
-        if trainer is None or pod_set is None:
-            return  # as the method: nothing to inject, and no count to set without spec.trainer
-        container = pod_set.find_container(c.NODE)
-        if info.patched or container is None or trainer.command == torchtune.TUNE_COMMAND:
-            general(info, trainjob)
-            return
-        if trainer.num_nodes is not None:
-            pod_set.count = trainer.num_nodes
-        num_proc = resolve_num_proc_per_node(info, trainjob)
-        if trainer.env:
-            upsert_env(container, env_manifests(trainer.env))
-        name = info.name
-        pet_env: list[Manifest] = [  # `_pet_env`, written out: made on every render
-            {"name": "PET_NNODES", "value": str(pod_set.count)},
-            {"name": "PET_NPROC_PER_NODE", "value": str(num_proc)},
-            {"name": "PET_NODE_RANK", "valueFrom": {"fieldRef": {"fieldPath": c.COMPLETION_INDEX_FIELD}}},
-            {"name": "PET_MASTER_ADDR", "value": f"{name}-{c.NODE}-0-0.{name}"},  # `info.rank0_host`
-            {"name": "PET_MASTER_PORT", "value": MASTER_PORT},
-        ]
-        if container.get("env"):
-            upsert_env(container, pet_env)
-        else:  # what the upsert does into no env: PET_* are distinct names
-            container["env"] = pet_env
-        if container.get("ports"):
-            upsert_ports(container, [{"containerPort": c.CONTAINER_TRAINER_PORT}])
-        else:
-            container["ports"] = [{"containerPort": c.CONTAINER_TRAINER_PORT}]
-
-    return enforce
 
 
 def _pet_env(info: RuntimeInfo, num_nodes: int, num_proc: NumProcPerNode, *, with_master: bool) -> list[Manifest]:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ..api.quantity import Quantity, add_resource_lists
-from ..framework.info import RuntimeInfo
-from ..framework.kube import Manifest, pod_template_of
+from .info import RuntimeInfo
+from .kube import Manifest, pod_template_of
 from .objects import child_metadata
 
 

@@ -5,17 +5,17 @@ from __future__ import annotations
 import base64
 from typing import ClassVar
 
-from ..api import constants as c
-from ..api.runtime import Runtime
-from ..api.trainjob import TrainJob
-from ..framework.context import RenderContext
-from ..framework.errors import FieldError
-from ..framework.info import PodSet, RuntimeInfo
-from ..framework.interfaces import NO_FINDINGS, Verdict
-from ..framework.kube import Manifest, upsert_volume_mounts, upsert_volumes
-from ..framework.ml_policy import FunctionLauncher
-from . import flux_scripts as scripts
-from .objects import child_metadata
+from ...api import constants as c
+from ...api.runtime import Runtime
+from ...api.trainjob import TrainJob
+from ...framework.context import RenderContext
+from ...framework.errors import FieldError
+from ...framework.info import PodSet, RuntimeInfo
+from ...framework.interfaces import NO_FINDINGS, Verdict
+from ...framework.kube import Manifest, upsert_volume_mounts, upsert_volumes
+from ...framework.ml_policy import FunctionLauncher
+from ...framework.objects import child_metadata
+from . import scripts
 
 NAME = "Flux"
 INSTALLER = "flux-installer"

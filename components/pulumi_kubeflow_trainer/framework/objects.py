@@ -1,18 +1,19 @@
-"""Metadata of the objects plugins emit: name, namespace and the owner reference to the TrainJob."""
+"""What plugins share about the objects they emit: their metadata (name, namespace, the owner reference to
+the TrainJob), the webhook's reserved-env rule, and the findings a render reports beside errors."""
 
 from __future__ import annotations
 
 from ..api.rules import show
 from ..api.trainjob import Trainer, TrainJob
-from ..framework.errors import FieldError
-from ..framework.kube import Manifest
+from .errors import FieldError
+from .kube import Manifest
 
 
 class Check(str):
-    """A warning about something upstream renders but a check of ours would refuse (a container without
-    an image, a job a patch invents, a setting that has no effect after render): the render goes on,
-    the message is a `warning:`, and strict mode (`render(..., strict=True)`, `--strict`) refuses it
-    as the FieldError it carries."""
+    """A warning about something upstream renders but a check of ours would refuse (a job a patch
+    invents, a setting that has no effect after render): the render goes on, the message is a
+    `warning:`, and strict mode (`render(..., strict=True)`, `--strict`) refuses it as the FieldError
+    it carries."""
 
     error: FieldError
 
@@ -20,6 +21,14 @@ class Check(str):
         check = super().__new__(cls, f"{error}")
         check.error = error
         return check
+
+
+class Refused(Check):
+    """Something the API server (or the JobSet webhook) would refuse in the objects rendered: a negative
+    node count, a container without an image, an extended resource requested without an equal limit.
+    Where this library creates those objects (`render()`, `trainjob render`, the components) it stops
+    the render; where a TrainJob object is only admitted, as v2.3.0's webhooks admit it (`trainjob
+    validate` without --strict), it is a warning."""
 
 
 def owner_references(trainjob: TrainJob) -> list[Manifest]:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..api import constants as c
-from ..api.rules import show
-from ..api.trainjob import TrainJob
-from ..framework.errors import FieldError
-from ..framework.info import RuntimeInfo
-from ..framework.interfaces import NO_FINDINGS, Verdict
-from ..framework.kube import dig
+from ...api import constants as c
+from ...api.rules import show
+from ...api.trainjob import TrainJob
+from ...framework.errors import FieldError
+from ...framework.info import RuntimeInfo
+from ...framework.interfaces import NO_FINDINGS, Verdict
+from ...framework.kube import dig
 
 _DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _HTTP_PATH = re.compile(r"^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$")
