@@ -52,9 +52,12 @@ def test_a_runtime_edit_leaves_a_running_trainjob_alone_and_reaches_a_new_one(cl
 
         stack.settings.update(image=IMAGE_V2, added=True)
         steps, printed = stack.steps("preview")
-        assert {name: op for name, op in steps.items() if op != "same"} == {
+        changed = {name: op for name, op in steps.items() if op != "same"}
+        texts = {name: op for name, op in changed.items() if name.startswith("trainingruntime-default-kwok-lifecycle-")}
+        assert list(texts.values()) == ["create"], "the new revision's text is kept once, for the TrainJobs that use it"
+        assert {name: op for name, op in changed.items() if name not in texts} == {
             "added": "create", "added-runtime": "create", "added-jobset": "create"}
-        assert "TrainingRuntime kwok-lifecycle is at revision" in printed and "(running)" in printed
+        assert "TrainingRuntime default/kwok-lifecycle is at revision" in printed and "(running)" in printed
         stack.up()
 
         after = cluster.get("jobsets.jobset.x-k8s.io", "running", NAMESPACE)
