@@ -54,8 +54,10 @@ def test_tools_up_renders_the_example_and_writes_no_tracked_file(engine_env, eng
     checkout = checkout_copy(tmp_path)
     env = up_env(engine_env, engine_bin)
 
-    tools_up(checkout, env, example)
+    first = tools_up(checkout, env, example)
     assert sorted((checkout / "out" / example / "1-manifest").glob("*.yaml")), "the manifests are rendered"
+    if example == "dev":  # nothing a user cannot act on: no ambient-plugin or plugin-version warning
+        assert "warning" not in (first.stdout + first.stderr).lower(), first.stdout
     assert git(checkout, "status", "--porcelain") == "", "the first run (it creates the stack) writes no tracked file"
 
     second = tools_up(checkout, env, example)
