@@ -23,7 +23,7 @@ from pulumi_kubeflow_trainer import TrainerArgs, TrainingRuntime, TrainJob
 from tests.toolchain import inline_stack
 
 from .conftest import Cluster
-from .test_controller_mode import RUNTIME, controller_cluster, outputs, stack_env, true_condition  # noqa: F401
+from .test_controller_mode import RUNTIME, outputs, true_condition
 from .test_trainjob import IMAGE, NAMESPACE
 
 pytestmark = pytest.mark.cluster
@@ -44,7 +44,7 @@ SECRET_SIG, SECRET_MARK = "4dabf18193072939515e22adb298388d", "1b47061264138c4ac
 
 
 @pytest.fixture
-def held_queue(controller_cluster: Cluster):  # noqa: F811 - the fixture
+def held_queue(controller_cluster: Cluster):
     """The queues, the ClusterQueue holding (stopPolicy Hold) until the test lets it admit."""
     cluster = controller_cluster
     cluster.kubectl("apply", "--server-side", "-f", "-", stdin=json.dumps({"apiVersion": "v1", "kind": "List", "items": QUEUES}))
@@ -92,8 +92,8 @@ def suspend_owners(trainjob: dict[str, Any]) -> set[str]:
 
 
 def test_kueue_holds_a_queued_trainjob_until_admitted_then_it_completes_and_pulumi_leaves_suspend_alone(
-        held_queue: None, stack_env: dict[str, str], engine_bin: Path,  # noqa: F811 - the fixture
-        controller_cluster: Cluster, tmp_path: Path):  # noqa: F811 - the fixture
+        held_queue: None, stack_env: dict[str, str], engine_bin: Path,
+        controller_cluster: Cluster, tmp_path: Path):
     cluster, log = controller_cluster, (tmp_path / "pulumi.log").open("w")
     stack = queued_stack(cluster, stack_env, engine_bin)
     up: dict[str, Any] = {}
