@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -106,7 +105,9 @@ def test_kueue_holds_a_queued_trainjob_until_admitted_then_it_completes_and_pulu
         workload = cluster.wait("Kueue's Workload of the TrainJob", lambda: cluster.list(
             WORKLOADS, NAMESPACE, selector=f"kueue.x-k8s.io/job-uid={uid}"))[0]
         assert workload["metadata"]["ownerReferences"][0]["kind"] == "TrainJob"
-        time.sleep(5)
+        # Nothing happens while Kueue holds it, so only a window shows it: an `up` that did not wait would
+        # end within it (and the join would return at once).
+        thread.join(timeout=5)
         assert thread.is_alive(), f"`pulumi up` (wait_for=completed) waits while Kueue holds the TrainJob: {up}"
         assert not ((cluster.get(WORKLOADS, workload["metadata"]["name"], NAMESPACE) or {}).get("status") or {}).get(
             "admission"), "held: not admitted"

@@ -35,6 +35,12 @@ def reader_env(engine_bin: Path, home: Path) -> dict[str, str]:
     provider = engine_bin.parent / "provider"  # a reader's pulumi brings its provider itself (downloaded); here, on PATH
     env["PATH"] = os.pathsep.join([str(provider), *path] if provider.is_dir() else path)
     env["TMPDIR"] = str(home / "tmp")
+    # The CLI finds `~` (of `pulumi login --local`, file://~) and its default PULUMI_HOME in /etc/passwd,
+    # not in $HOME: without these the quickstart's stack and login would land in the real user's
+    # ~/.pulumi, and a second run would find its stack there ("stack 'organization/mnist/dev' already
+    # exists"). PULUMI_BACKEND_URL outranks the backend `pulumi login --local` records.
+    env["PULUMI_HOME"] = str(home / ".pulumi")
+    env["PULUMI_BACKEND_URL"] = f"file://{home}"
     return env
 
 
