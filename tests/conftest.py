@@ -11,6 +11,7 @@ from types import ModuleType
 import pytest
 
 from pulumi_kubeflow_trainer.ssh import seeded_key_generator
+from tests.scheduling import make_scheduler
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -46,6 +47,25 @@ def upstream_runtime_files() -> list[Path]:
     if not files:
         pytest.fail(f"no runtimes under {base}: run tools/fetch-reference --refetch", pytrace=False)
     return files
+
+
+# What each directory's tests need, as a marker: `-m "not cluster"` and the like.
+DIRECTORY_MARKERS = {
+    "engine": "engine", "cluster": "cluster", "local": "local", "parity": "parity", "migration": "migration",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        parts = item.nodeid.split("/")
+        if len(parts) > 2 and parts[0] == "tests" and parts[1] in DIRECTORY_MARKERS:
+            item.add_marker(DIRECTORY_MARKERS[parts[1]])
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """tools/test's `--dist loadgroup`: the groups of tests/scheduling.py, each on one worker."""
+    return make_scheduler(config, log) if config.getvalue("dist") == "loadgroup" else None
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from pulumi_kubeflow_trainer import TrainerArgs, TrainingRuntime, TrainJob
 from tests.toolchain import inline_stack
 
 from .conftest import Cluster
-from .test_controller_mode import RUNTIME, controller_cluster, outputs, stack_env, true_condition  # noqa: F401
+from .test_controller_mode import RUNTIME, outputs, true_condition
 from .test_trainjob import IMAGE, NAMESPACE
 
 pytestmark = pytest.mark.cluster
@@ -44,7 +43,7 @@ SECRET_SIG, SECRET_MARK = "4dabf18193072939515e22adb298388d", "1b47061264138c4ac
 
 
 @pytest.fixture
-def held_queue(controller_cluster: Cluster):  # noqa: F811 - the fixture
+def held_queue(controller_cluster: Cluster):
     """The queues, the ClusterQueue holding (stopPolicy Hold) until the test lets it admit."""
     cluster = controller_cluster
     cluster.kubectl("apply", "--server-side", "-f", "-", stdin=json.dumps({"apiVersion": "v1", "kind": "List", "items": QUEUES}))
@@ -92,8 +91,8 @@ def suspend_owners(trainjob: dict[str, Any]) -> set[str]:
 
 
 def test_kueue_holds_a_queued_trainjob_until_admitted_then_it_completes_and_pulumi_leaves_suspend_alone(
-        held_queue: None, stack_env: dict[str, str], engine_bin: Path,  # noqa: F811 - the fixture
-        controller_cluster: Cluster, tmp_path: Path):  # noqa: F811 - the fixture
+        held_queue: None, stack_env: dict[str, str], engine_bin: Path,
+        controller_cluster: Cluster, tmp_path: Path):
     cluster, log = controller_cluster, (tmp_path / "pulumi.log").open("w")
     stack = queued_stack(cluster, stack_env, engine_bin)
     up: dict[str, Any] = {}
@@ -106,7 +105,9 @@ def test_kueue_holds_a_queued_trainjob_until_admitted_then_it_completes_and_pulu
         workload = cluster.wait("Kueue's Workload of the TrainJob", lambda: cluster.list(
             WORKLOADS, NAMESPACE, selector=f"kueue.x-k8s.io/job-uid={uid}"))[0]
         assert workload["metadata"]["ownerReferences"][0]["kind"] == "TrainJob"
-        time.sleep(5)
+        # Nothing happens while Kueue holds it, so only a window shows it: an `up` that did not wait would
+        # end within it (and the join would return at once).
+        thread.join(timeout=5)
         assert thread.is_alive(), f"`pulumi up` (wait_for=completed) waits while Kueue holds the TrainJob: {up}"
         assert not ((cluster.get(WORKLOADS, workload["metadata"]["name"], NAMESPACE) or {}).get("status") or {}).get(
             "admission"), "held: not admitted"

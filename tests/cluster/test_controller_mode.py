@@ -1,5 +1,6 @@
 """Controller mode (`TrainJob(..., controller="kubeflow")`) against the real upstream Kubeflow Trainer
-controller manager v2.3.0 (`tools/cluster up --trainer-controller`, a cluster of this module's own):
+controller manager v2.3.0 (`tools/cluster up --trainer-controller`: `controller_cluster` of conftest.py,
+shared with test_controller_kueue.py and test_controller_sample.py):
 the TrainJob and runtime objects are what Pulumi registers, the controller creates the JobSet, which
 runs to Complete on kwok; the component's outputs say Complete, its prediction matches the live
 JobSet (no drift), a second preview shows no change, and destroy leaves nothing."""
@@ -8,10 +9,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-import subprocess
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,59 +23,15 @@ from pulumi_kubeflow_trainer.blueprints import bundled_runtimes
 from pulumi_kubeflow_trainer.watch import TrainerClient
 from tests.parity.compare import AS_THE_CONTROLLER
 from tests.parity.generator import Case
-from tests.toolchain import CACHE, TOOLS, inline_stack, isolated_engine_env
+from tests.toolchain import inline_stack, isolated_engine_env
 
-from .conftest import PASSPHRASE, Cluster, _missing
+from .conftest import PASSPHRASE, Cluster
 from .live_compare import DRY_RUN_NAMESPACE, compare_trainjob
 from .test_trainjob import IMAGE, KWOK_RUNTIME, NAMESPACE
 from .watching import exec_kubeconfig, served_log, states, trainjob
 
 pytestmark = pytest.mark.cluster
-# tools/cluster, or another launcher of tools/localcluster (for trying a change of it).
-LAUNCHER = Path(os.environ.get("PULUMI_KFT_CLUSTER_LAUNCHER") or TOOLS / "cluster")
-
 RUNTIME: dict[str, Any] = {**KWOK_RUNTIME, "metadata": {**KWOK_RUNTIME["metadata"], "name": "kwok-torch-ctl"}}
-
-
-def find_controller() -> Path | None:
-    """$PULUMI_KFT_TRAINER_CONTROLLER, else the one tools/build-oracle builds beside the oracle."""
-    explicit = os.environ.get("PULUMI_KFT_TRAINER_CONTROLLER")
-    oracle = os.environ.get("PULUMI_KFT_ORACLE")
-    candidates = [Path(explicit)] if explicit else [Path(oracle).parent / "trainer-controller-manager"] if oracle else []
-    candidates += sorted(CACHE.glob("oracle-*/bin/trainer-controller-manager"), reverse=True)
-    return next((c for c in candidates if c.is_file() and os.access(c, os.X_OK)), None)
-
-
-@pytest.fixture(scope="module")
-def controller_cluster(cluster_bin: Path, engine_bin: Path, reference: Path,
-                       tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    controller = find_controller()
-    if controller is None:
-        _missing("no Trainer controller manager: run tools/build-oracle (or set PULUMI_KFT_TRAINER_CONTROLLER)")
-    root = tmp_path_factory.mktemp("controller-cluster")
-    argv = [str(LAUNCHER), "up", "--dir", str(root), "--bin", str(cluster_bin), "--timeout", "180",
-            "--crds", str(reference / "crds"), "--trainer-controller"]
-    started = time.monotonic()
-    env = {**os.environ, "PULUMI_KFT_TRAINER_CONTROLLER": str(controller)}  # never a build from a test
-    result = subprocess.run(argv, capture_output=True, text=True, timeout=900, env=env)
-    if result.returncode != 0:
-        pytest.fail(f"tools/cluster up --trainer-controller failed:\n{result.stderr[-6000:]}")
-    print(f"\ncluster with the Trainer controller up in {time.monotonic() - started:.1f}s")
-    try:
-        yield Cluster(root, cluster_bin)
-    finally:
-        subprocess.run([str(LAUNCHER), "down", "--dir", str(root)], timeout=120, check=False)
-
-
-@pytest.fixture
-def stack_env(engine_bin: Path, controller_cluster: Cluster, tmp_path: Path,
-              monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    env = isolated_engine_env(engine_bin, tmp_path, PASSPHRASE)
-    # The drift check runs in the engine's dynamic-provider process and reads $KUBECONFIG; the
-    # inline program runs here (restored afterwards).
-    env["KUBECONFIG"] = str(controller_cluster.kubeconfig)
-    monkeypatch.setenv("KUBECONFIG", str(controller_cluster.kubeconfig))
-    return env
 
 
 def make_stack(name: str, env: dict[str, str], engine_bin: Path, cluster: Cluster) -> auto.Stack:
@@ -217,6 +170,10 @@ def test_render_equals_the_controllers_objects_field_by_field(controller_cluster
             found.update({f"{name} {key}": value for key, value in lines.items()})
     finally:
         cluster.kubectl("delete", "trainjobs.trainer.kubeflow.org", "--all", "-n", NAMESPACE, "--wait=true", check=False)
+        # The runtimes too: the other controller-mode tests share the cluster (test_controller_sample.py
+        # checks that its destroy leaves no ClusterTrainingRuntime).
+        cluster.kubectl("delete", "--wait=true", "-f", "-", check=False, stdin=json.dumps(
+            {"apiVersion": "v1", "kind": "List", "items": [r.to_manifest() for r in runtimes.values()]}))
     assert found == {}, "\n".join(f"{where}: {line}" for where, lines in found.items() for line in lines)
 
 

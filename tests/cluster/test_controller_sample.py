@@ -36,7 +36,6 @@ from tests.toolchain import inline_stack
 
 from .conftest import Cluster, _missing
 from .live_compare import DRY_RUN_NAMESPACE, compare_trainjob, through_the_api_server
-from .test_controller_mode import controller_cluster, stack_env  # noqa: F401 - fixtures of this module too
 
 pytestmark = pytest.mark.cluster
 SEED = os.environ.get("KFT_LIVE_SEED", "live-1")
@@ -163,7 +162,7 @@ def sample_program(cases: list[Case], kubeconfig: Path) -> Any:
 
 
 @pytest.fixture
-def sample(controller_cluster: Cluster) -> Iterator[tuple[list[Case], dict[str, Any]]]:  # noqa: F811 - the fixture
+def sample(controller_cluster: Cluster) -> Iterator[tuple[list[Case], dict[str, Any]]]:
     """The cases to deploy (SAMPLE of them) and the figures of how they were chosen; their namespaces
     are deleted afterwards."""
     started = time.monotonic()
@@ -179,8 +178,8 @@ def sample(controller_cluster: Cluster) -> Iterator[tuple[list[Case], dict[str, 
 
 
 def test_the_controller_creates_what_render_predicts_for_a_seeded_sample(
-        sample: tuple[list[Case], dict[str, Any]], stack_env: dict[str, str],  # noqa: F811 - the fixture
-        engine_bin: Path, controller_cluster: Cluster, tmp_path: Path):  # noqa: F811 - the fixture
+        sample: tuple[list[Case], dict[str, Any]], stack_env: dict[str, str],
+        engine_bin: Path, controller_cluster: Cluster, tmp_path: Path):
     cases, figures = sample
     cluster, log = controller_cluster, (tmp_path / "pulumi.log").open("w")
     print(f"\nlive sample, seed {SEED!r}: {json.dumps(figures)}")
