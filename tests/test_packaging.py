@@ -77,7 +77,9 @@ def test_the_wheel_ships_the_bundled_runtimes(wheel: Path, tmp_path: Path) -> No
     names = zipfile.ZipFile(wheel).namelist()
     bundled = {Path(name).name for name in names if name.startswith("pulumi_kubeflow_trainer/runtimes/")}
     assert bundled == {path.name for path in (REPO / "runtimes").glob("*.yaml")}
-    assert "pulumi_kubeflow_trainer/plugins/torch.py" in names
+    sources = {path.relative_to(REPO / "components").as_posix()
+               for path in (REPO / "components" / "pulumi_kubeflow_trainer").rglob("*.py")}
+    assert sources - set(names) == set(), "every module of the source tree is in the wheel"
     zipfile.ZipFile(wheel).extractall(tmp_path / "installed")
     check = "from pulumi_kubeflow_trainer.blueprints import bundled_runtimes; print(len(bundled_runtimes()))"
     loaded = subprocess.run(

@@ -18,6 +18,7 @@ from .test_trainjobs import JOBSETS, api_for, pods_path
 UNSCHEDULABLE = {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
                  "message": "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: 0/2 nodes are available"}
 REJECTED_WITH_GROUP = {**UNSCHEDULABLE, "message": "0/1 nodes are available: 1 optimistic rejection in PostFilter."}
+REJECTED_IN_UNRESERVE = {**UNSCHEDULABLE, "message": "0/1 nodes are available: 1 rejection in Unreserve."}
 LOG = "/api/v1/namespaces/team-a/pods/j-node-0-0-x/log"
 WORKLOAD = workload_name("j", "uid-1")
 PENDING_WORKLOAD = {"metadata": {"name": WORKLOAD}, "spec": {"queueName": "team-q"}, "status": {"conditions": [
@@ -25,6 +26,11 @@ PENDING_WORKLOAD = {"metadata": {"name": WORKLOAD}, "spec": {"queueName": "team-
      "message": "couldn't assign flavors to pod set node: insufficient unused quota for cpu in flavor default, 4 more needed"}]}}
 GANG_POD = {"scheduling.x-k8s.io/pod-group": "j"}
 POD_GROUP = {"metadata": {"name": "j"}, "spec": {"minMember": 4, "minResources": {"nvidia.com/gpu": "32"}}, "status": {}}
+
+def scheduling_event(pod_name: str, message: str, at: str) -> dict[str, object]:
+    return {"metadata": {"name": f"{pod_name}.{at}", "namespace": "team-a"}, "reason": "FailedScheduling", "type": "Warning",
+            "involvedObject": {"kind": "Pod", "name": pod_name, "namespace": "team-a"}, "message": message, "lastTimestamp": at}
+
 
 CASES = [  # (case, pods, other answers, queue, expected hint lines)
     ("a container killed for memory is OOMKilled, with its limit",
@@ -54,6 +60,14 @@ CASES = [  # (case, pods, other answers, queue, expected hint lines)
      {"/apis/scheduling.x-k8s.io/v1alpha1/namespaces/team-a/podgroups/j": (200, POD_GROUP)}, None,
      ["GangUnschedulable: PodGroup j: needs all 4 Pods at once (minResources {'nvidia.com/gpu': '32'}), phase no phase "
       f"(no PodGroup controller wrote its status); {UNSCHEDULABLE['message']}; {REJECTED_WITH_GROUP['message']}"]),
+    ("a gang whose cause is only in an earlier event (every Pod's condition now says the group was rejected) names it first",
+     [pod("j", "node", i, phase="Pending", labels=GANG_POD, conditions=[REJECTED_IN_UNRESERVE]) for i in (0, 1)],
+     {"/apis/scheduling.x-k8s.io/v1alpha1/namespaces/team-a/podgroups/j": (200, POD_GROUP),
+      "/api/v1/namespaces/team-a/events": listed(
+          scheduling_event("j-node-0-0-x", UNSCHEDULABLE["message"], "2026-12-05T06:00:00Z"),
+          scheduling_event("j-node-0-0-x", REJECTED_IN_UNRESERVE["message"], "2026-12-05T06:00:05Z"))}, None,
+     ["GangUnschedulable: PodGroup j: needs all 4 Pods at once (minResources {'nvidia.com/gpu': '32'}), phase no phase "
+      f"(no PodGroup controller wrote its status); {UNSCHEDULABLE['message']}; {REJECTED_IN_UNRESERVE['message']}"]),
     ("a TrainJob Kueue holds gives Kueue's reason and the ClusterQueue",
      [], {f"/apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/workloads/{WORKLOAD}": (200, PENDING_WORKLOAD),
           "/apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/localqueues/team-q": (200, {"spec": {"clusterQueue": "team-cq"}})}, "team-q",

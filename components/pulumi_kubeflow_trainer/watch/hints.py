@@ -8,8 +8,9 @@ The causes, each a `Hint` (`cause: subject: message`, then the last log lines wh
 - `CrashLoopBackOff`: a container restarting, with its restart count and its previous run's last lines;
 - `Error`: a container that exited non-zero in a failed Pod, with its exit code and last lines;
 - `Unschedulable` / `GangUnschedulable`: the scheduler's message (the Pod's PodScheduled condition,
-  else its FailedScheduling event); `GangUnschedulable` when the Pod belongs to a PodGroup (gang),
-  with the PodGroup's minMember and phase;
+  else its latest FailedScheduling event); `GangUnschedulable` when the Pod belongs to a PodGroup
+  (gang), with the PodGroup's minMember and phase and every distinct message of its Pods' conditions
+  and events, the cause first;
 - `Queued`: Kueue holds the TrainJob (its Workload pending, inactive, evicted, preempted), with
   Kueue's reason and the ClusterQueue.
 
@@ -27,6 +28,8 @@ from .kueue_state import QUEUED_STATES, owner_admission
 from .pods import PodStep
 
 LOG_TAIL_LINES = 10
+# How the coscheduling scheduler words a Pod rejected only with its group, not for a cause of its own.
+GROUP_REJECTIONS = ("optimistic rejection", "rejected due to timeout", "rejection in Unreserve")
 IMAGE_PULL_REASONS = ("ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull")
 # How a gang's Pods name their PodGroup: scheduler-plugins' label, Volcano's annotation (plugins/coscheduling.py, volcano.py).
 POD_GROUP_KEYS = {"scheduling.x-k8s.io/pod-group": "scheduling.x-k8s.io/v1alpha1", "scheduling.k8s.io/group-name": "scheduling.volcano.sh/v1beta1"}
@@ -125,29 +128,38 @@ def _unscheduled(pod: dict[str, Any]) -> dict[str, Any] | None:
     return next((cond for cond in conditions if cond.get("type") == "PodScheduled" and cond.get("status") == "False"), None)
 
 
-def _scheduling_events(api: KubeAPI, steps: list[PodStep]) -> dict[str, str]:
-    """The latest FailedScheduling message per Pod name."""
+def _scheduling_events(api: KubeAPI, steps: list[PodStep]) -> dict[str, list[str]]:
+    """Each Pod's distinct FailedScheduling messages, the latest last."""
     namespace = ((steps[0].pod.get("metadata") or {}).get("namespace")) if steps else None
     try:
         events = api.list("v1", "Event", namespace, field_selector="reason=FailedScheduling")
     except KubeAPIError:
         return {}
     events.sort(key=lambda event: event.get("lastTimestamp") or event.get("eventTime") or "")
-    return {str((event.get("involvedObject") or {}).get("name")): event.get("message") or "" for event in events}
+    messages: dict[str, dict[str, None]] = {}
+    for event in events:
+        said = messages.setdefault(str((event.get("involvedObject") or {}).get("name")), {})
+        said.pop(event.get("message") or "", None)
+        said[event.get("message") or ""] = None
+    return {name: list(said) for name, said in messages.items()}
 
 
-def _scheduling_hints(api: KubeAPI, step: PodStep, events: dict[str, str]) -> list[Hint]:
+def _scheduling_hints(api: KubeAPI, step: PodStep, events: dict[str, list[str]]) -> list[Hint]:
     condition = _unscheduled(step.pod)
     if condition is None:
         return []
-    message = condition.get("message") or events.get(step.name) or condition.get("reason") or "not scheduled"
+    said = events.get(step.name) or []
+    message = condition.get("message") or (said[-1] if said else "") or condition.get("reason") or "not scheduled"
     metadata = step.pod.get("metadata") or {}
     marks = {**(metadata.get("annotations") or {}), **(metadata.get("labels") or {})}
     key = next((key for key in POD_GROUP_KEYS if marks.get(key)), None)
     if key is None:
         return [Hint("Unschedulable", f"Pod {step.name} ({step.step})", message)]
-    group = marks[key]
-    return [Hint("GangUnschedulable", f"PodGroup {group}", f"{_pod_group_state(api, step, key, group)}; {message}")]
+    # A gang's cause (the Pod that fits no node) can be in an earlier event only: once the group is
+    # rejected, every Pod's condition says so ("rejection in Unreserve"), that Pod's too.
+    state = _pod_group_state(api, step, key, marks[key])
+    return [Hint("GangUnschedulable", f"PodGroup {marks[key]}", f"{state}; {said_message}")
+            for said_message in dict.fromkeys([message, *said])]
 
 
 def _pod_group_state(api: KubeAPI, step: PodStep, label: str, name: str) -> str:
@@ -183,10 +195,10 @@ def _grouped(hints: list[Hint]) -> list[Hint]:
 
 def _gang(hints: list[Hint]) -> Hint:
     """One hint for a PodGroup: the scheduler's distinct messages for its Pods, the cause first (the
-    Pod that fits no node), the Pods only rejected with their group (PostFilter, Permit) after."""
+    Pod that fits no node), the Pods only rejected with their group (PostFilter, Permit, Unreserve) after."""
     state = hints[0].message.split("; ", 1)[0]
     messages = list(dict.fromkeys(hint.message.split("; ", 1)[-1] for hint in hints))
-    messages.sort(key=lambda message: "optimistic rejection" in message or "rejected due to timeout" in message)
+    messages.sort(key=lambda message: any(rejected in message for rejected in GROUP_REJECTIONS))
     return Hint(hints[0].cause, hints[0].subject, "; ".join([state, *messages]))
 
 
