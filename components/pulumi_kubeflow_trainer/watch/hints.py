@@ -139,8 +139,9 @@ def _scheduling_events(api: KubeAPI, steps: list[PodStep]) -> dict[str, list[str
     messages: dict[str, dict[str, None]] = {}
     for event in events:
         said = messages.setdefault(str((event.get("involvedObject") or {}).get("name")), {})
-        said.pop(event.get("message") or "", None)
-        said[event.get("message") or ""] = None
+        message = event.get("message") or ""
+        said.pop(message, None)  # said again: it moves to the end, the latest last
+        said[message] = None
     return {name: list(said) for name, said in messages.items()}
 
 
