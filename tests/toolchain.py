@@ -9,12 +9,23 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 TOOLS = REPO / "tools"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pulumi-kubeflow-trainer"
 
 CLUSTER_BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "scheduler-plugins", "kubectl",
                     "jobset", "kwok", "kueue")
+
+
+def required(found: Path | None, message: str) -> Path:
+    """A built tool the tests need: skipped without it, failed under PULUMI_KFT_REQUIRE_ENGINE=1 (.ci/run)."""
+    if found is None:
+        if os.environ.get("PULUMI_KFT_REQUIRE_ENGINE") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    return found
 
 
 def find_cluster_bin() -> Path | None:

@@ -6,25 +6,18 @@ PULUMI_KFT_REQUIRE_ENGINE=1 (as in .ci/run), where a missing toolchain is a fail
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-from tests.toolchain import find_engine_bin, isolated_engine_env
+from tests.toolchain import find_engine_bin, isolated_engine_env, required
 
 PASSPHRASE = "engine-tests"
 
 
 @pytest.fixture(scope="session")
 def engine_bin() -> Path:
-    bin_dir = find_engine_bin()
-    if bin_dir is None:
-        message = "no Pulumi toolchain: run tools/bootstrap (or set PULUMI_KFT_BIN)"
-        if os.environ.get("PULUMI_KFT_REQUIRE_ENGINE") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    return bin_dir
+    return required(find_engine_bin(), "no Pulumi toolchain: run tools/bootstrap (or set PULUMI_KFT_BIN)")
 
 
 @pytest.fixture

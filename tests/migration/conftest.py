@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
+
+from tests.toolchain import required
 
 from .oracle_v1 import examples_of, find_oracle_v1
 
 
 @pytest.fixture(scope="session")
 def oracle_v1() -> Path:
-    binary = find_oracle_v1()
-    if binary is None:
-        message = "no v1 oracle: run tools/build-oracle-v1 (or set PULUMI_KFT_ORACLE_V1)"
-        if os.environ.get("PULUMI_KFT_REQUIRE_ENGINE") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    return binary
+    return required(find_oracle_v1(), "no v1 oracle: run tools/build-oracle-v1 (or set PULUMI_KFT_ORACLE_V1)")
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,6 @@ and controller) renders there, and as render() renders it (docs/parity.md's rule
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ import pytest
 
 from pulumi_kubeflow_trainer.blueprints import bundled_runtime
 from pulumi_kubeflow_trainer.migration import migrate
+from tests.toolchain import required
 
 from ..parity.compare import report, run_cases
 from ..parity.generator import Case, dump
@@ -23,13 +23,7 @@ from .test_v1jobs import CASES, JOBS
 
 @pytest.fixture(scope="module")
 def upstream_oracle() -> Path:
-    binary = find_oracle()
-    if binary is None:
-        message = "no parity oracle: run tools/build-oracle (or set PULUMI_KFT_ORACLE)"
-        if os.environ.get("PULUMI_KFT_REQUIRE_ENGINE") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    return binary
+    return required(find_oracle(), "no parity oracle: run tools/build-oracle (or set PULUMI_KFT_ORACLE)")
 
 
 def documents(path: Path) -> list[list[dict[str, Any]]]:

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
+
+from tests.toolchain import required
 
 from .oracle import find_oracle
 
 
 @pytest.fixture(scope="session")
 def oracle_bin() -> Path:
-    binary = find_oracle()
-    if binary is None:
-        message = "no parity oracle: run tools/build-oracle (or set PULUMI_KFT_ORACLE)"
-        if os.environ.get("PULUMI_KFT_REQUIRE_ENGINE") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    return binary
+    return required(find_oracle(), "no parity oracle: run tools/build-oracle (or set PULUMI_KFT_ORACLE)")
