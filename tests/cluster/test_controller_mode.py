@@ -177,28 +177,36 @@ def test_render_equals_the_controllers_objects_field_by_field(controller_cluster
     assert found == {}, "\n".join(f"{where}: {line}" for where, lines in found.items() for line in lines)
 
 
-def test_a_failed_trainjob_fails_the_up_that_waited_with_the_trainjobs_reason(
+def test_a_failed_trainjob_fails_the_up_that_waited_with_the_cause_and_shows_rank_zero_s_log(
         stack_env: dict[str, str], engine_bin: Path, controller_cluster: Cluster, tmp_path: Path):
-    cluster, log = controller_cluster, (tmp_path / "pulumi.log").open("w")
+    """As in the default mode (test_watch.py): the failure names the cause read from the controller's
+    Pods, and rank 0's lines are logged while the provider waits."""
+    cluster, output = controller_cluster, []
     failing = copy.deepcopy(RUNTIME)
     failing["metadata"]["name"] = "kwok-torch-fail"
 
     def program() -> None:
         opts = pulumi.ResourceOptions(provider=k8s.Provider("cluster", kubeconfig=str(cluster.kubeconfig)))
         runtime = TrainingRuntime("runtime", failing, controller="kubeflow", opts=opts)
-        trainer = TrainerArgs(image=IMAGE, env={"KWOK_FAIL": "1"})  # kwok fails the Pod; backoffLimit 0
+        # kwok ends the Pod OOMKilled; backoffLimit 0
+        trainer = TrainerArgs(image=IMAGE, env={"KWOK_OOM": "1"}, resources_per_node={"limits": {"memory": "2Gi"}})
         job = TrainJob("it-ctl-fail", runtime=runtime, namespace=NAMESPACE, controller="kubeflow",
                        wait_for="completed", wait_timeout_seconds=300, trainer=trainer, opts=opts)
         pulumi.export("conditions", job.conditions)
 
     stack = inline_stack("it-ctl-fail", "controller-fail", program, stack_env, engine_bin)
     try:
-        with pytest.raises(auto.CommandError, match=r"TrainJob it-ctl-fail failed: \w+"):
-            stack.up(on_output=log.write, color="never")
+        with pytest.raises(auto.CommandError) as failed:
+            stack.up(on_output=output.append, color="never")
+        message = str(failed.value)
+        assert "TrainJob it-ctl-fail failed: " in message and "OOMKilled: " in message, message[-3000:]
+        assert "container node was killed for using more memory than its limit (2Gi)" in message
+        logged = [line for line in output if "TrainJob it-ctl-fail node-0: " in line]
+        assert list(dict.fromkeys(line.split("node-0: ", 1)[1].strip() for line in logged)) == served_log(), "\n".join(output)
         trainjob = cluster.get("trainjobs.trainer.kubeflow.org", "it-ctl-fail") or {}
         assert true_condition((trainjob.get("status") or {}).get("conditions") or [], "Failed") is not None
     finally:
-        stack.destroy(on_output=log.write, color="never")
+        stack.destroy(color="never")
         stack.workspace.remove_stack(stack.name)
     assert cluster.get("trainjobs.trainer.kubeflow.org", "it-ctl-fail") is None
 

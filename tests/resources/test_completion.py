@@ -1,5 +1,5 @@
-"""resources/completion: the TrainJob status the component reports from its JobSet's live status, and
-what a queued wait that timed out says."""
+"""resources/completion: the TrainJob status the component reports from its JobSet's live status, what
+a failed wait says in either mode, and what a queued wait that timed out says."""
 
 from __future__ import annotations
 
@@ -10,7 +10,15 @@ import pytest
 
 from pulumi_kubeflow_trainer.api import constants as c
 from pulumi_kubeflow_trainer.resources import completion
-from pulumi_kubeflow_trainer.resources.completion import QueuedTimeout, failed_condition, queued_message, trainjob_status
+from pulumi_kubeflow_trainer.resources.completion import (
+    QueuedTimeout,
+    fail_if_failed,
+    failed_condition,
+    own_status,
+    queued_message,
+    status_from_jobset,
+    trainjob_status,
+)
 from pulumi_kubeflow_trainer.watch.kubeclient import KubeconfigSettings
 from tests.builders import make_trainjob
 
@@ -63,8 +71,8 @@ def test_a_queued_wait_that_times_out_says_whether_it_is_still_queued(error, adm
     monkeypatch.setattr(pulumi.log, "error", lambda message, *_args, **_kwargs: logged.append(f"error: {message}"))
     monkeypatch.setattr(completion, "read_jobset_admission", lambda *args: read.append(args) or admission)
     hook = QueuedTimeout("mnist", 600)
-    hook.jobset = object()  # type: ignore[assignment]  # only handed to provider_settings, patched below
-    monkeypatch.setattr(completion, "provider_settings", lambda _jobset: pulumi.Output.from_input(KubeconfigSettings(context="gpu")))
+    hook.resource = object()  # type: ignore[assignment]  # only handed to provider_settings, patched below
+    monkeypatch.setattr(completion, "provider_settings", lambda _resource: pulumi.Output.from_input(KubeconfigSettings(context="gpu")))
     assert asyncio.run(hook(hook_args(error))) is False, "never a retry: the timeout stands"
     assert logged == ([said] if said else [])
     assert read == ([(KubeconfigSettings(context="gpu"), "team-a", "mnist")] if error == TIMED_OUT else [])
@@ -73,3 +81,36 @@ def test_a_queued_wait_that_times_out_says_whether_it_is_still_queued(error, adm
 def test_the_queued_message_names_the_cluster_queue_when_known():
     assert queued_message("x", 60, {"state": "inactive", "clusterQueue": "cq", "reason": "Inactive", "message": None}) == (
         "TrainJob x: still queued after 60 s: Workload inactive in ClusterQueue cq: Inactive")
+
+
+TRAINJOB_FAILED = {"conditions": [{"type": "Failed", "status": "True", "reason": "FailedJobs", "message": "jobset failed"}]}
+TRAINJOB_COMPLETE = {"conditions": [{"type": "Complete", "status": "True", "reason": "JobsCompleted", "message": "done"}]}
+
+
+@pytest.mark.parametrize(("status_of", "status", "raised"), [
+    (status_from_jobset(lambda: make_trainjob("team-a", "mnist").runtime_ref("rt").obj()), FAILED,
+     "TrainJob mnist failed: FailedJobs: jobset failed\nOOMKilled: node-0 was killed"),
+    (status_from_jobset(lambda: make_trainjob("team-a", "mnist").runtime_ref("rt").obj()), COMPLETED, None),
+    (own_status, TRAINJOB_FAILED, "TrainJob mnist failed: FailedJobs: jobset failed\nOOMKilled: node-0 was killed"),
+    (own_status, TRAINJOB_COMPLETE, None),
+], ids=["a failed JobSet fails the up with the causes read from its cluster",
+        "a completed JobSet passes and reads nothing",
+        "in controller mode, a TrainJob object the controller marked Failed fails it with the same causes",
+        "in controller mode, a complete TrainJob object passes"])
+def test_the_resource_waited_for_fails_the_up_with_its_causes_when_its_trainjob_failed(status_of, status, raised, monkeypatch):
+    read: list[tuple[object, ...]] = []
+    monkeypatch.setattr(completion, "failure_hints", lambda *args: read.append(args) or ["OOMKilled: node-0 was killed"])
+    monkeypatch.setattr(completion, "provider_settings", lambda _resource: pulumi.Output.from_input(KubeconfigSettings(context="gpu")))
+    watch = QueuedTimeout("mnist", 600, queued=False)
+    watch.resource = object()  # type: ignore[assignment]  # only handed to provider_settings, patched above
+    hook = fail_if_failed("mnist", status_of, watch)
+    args = pulumi.ResourceHookArgs("urn", "id", "mnist", "kubernetes:...", new_inputs={"metadata": {"name": "mnist", "namespace": "team-a"}},
+                                   new_outputs={"status": status})
+    if raised is None:
+        asyncio.run(hook(args))
+        assert read == []
+        return
+    with pytest.raises(RuntimeError) as failed:
+        asyncio.run(hook(args))
+    assert str(failed.value) == raised
+    assert read == [(KubeconfigSettings(context="gpu"), "team-a", "mnist")], "the JobSet's (same name) Pods, on the provider's cluster"

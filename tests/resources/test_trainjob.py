@@ -265,10 +265,10 @@ def test_a_failed_jobset_is_reported_in_the_conditions_not_raised_from_the_statu
 
 
 def test_the_jobset_hook_fails_the_deployment_that_saw_the_failure():
-    from pulumi_kubeflow_trainer.resources.completion import fail_if_failed
+    from pulumi_kubeflow_trainer.resources.completion import fail_if_failed, status_from_jobset
 
     trainjob = make_trainjob("default", "job").runtime_ref("torch-distributed").obj()
-    hook = fail_if_failed("job", lambda: trainjob)
+    hook = fail_if_failed("job", status_from_jobset(lambda: trainjob))
     with pytest.raises(RuntimeError, match="TrainJob job failed: FailedJobs: jobset failed due to one or more job failures"):
         asyncio.run(hook(pulumi.ResourceHookArgs("urn", "id", "job-jobset", JOBSET, new_outputs={"status": FAILED_JOBSET})))
     completed = {"terminalState": "Completed", "conditions": [{"type": "Completed", "status": "True", "reason": "AllJobsCompleted",

@@ -19,12 +19,16 @@ suspended, so the provider waits for admission too, within the same timeout. Whe
 out, an `on_error` hook of the JobSet (`QueuedTimeout`) reads the Workload and, if Kueue still
 queues it, logs the error that says so with Kueue's own reason ("TrainJob x: still queued after
 600 s: Workload pending in ClusterQueue cq: <Kueue's message>") next to the provider's timeout.
+
+In controller mode (controller_mode.py) the waited-for resource is the TrainJob object, whose status
+the controller writes; its hooks are these (the failure with its hints, rank 0's log), reading the
+JobSet the controller made, which has the TrainJob's name; not the queued-timeout one.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any, Literal, get_args
 
@@ -67,22 +71,35 @@ def failure_message(name: str, condition: dict[str, Any]) -> str:
     return f"TrainJob {name} failed: {condition.get('reason')}: {condition.get('message')}"
 
 
-def fail_if_failed(name: str, trainjob: Callable[[], dict[str, Any]],
+StatusOf = Callable[[Mapping[str, Any]], dict[str, Any]]  # the waited-for resource's outputs -> the TrainJob's status
+
+
+def status_from_jobset(trainjob: Callable[[], dict[str, Any]]) -> StatusOf:
+    """The default mode's: computed from the JobSet's status (`trainjob_status`)."""
+    return lambda outputs: trainjob_status(trainjob(), outputs.get("status"))
+
+
+def own_status(outputs: Mapping[str, Any]) -> dict[str, Any]:
+    """Controller mode's: the TrainJob object's status, as the controller wrote it."""
+    status = outputs.get("status")
+    return status if isinstance(status, dict) else {}
+
+
+def fail_if_failed(name: str, status_of: StatusOf,
                    watch: QueuedTimeout | None = None) -> Callable[[pulumi.ResourceHookArgs], Awaitable[None]]:
-    """The hook body: raises when the JobSet the provider just waited for is Failed, with the causes
-    read from the cluster of `watch.jobset`'s provider."""
+    """The hook body: raises when the TrainJob of the resource the provider just waited for is Failed,
+    with the causes read from the cluster of `watch.resource`'s provider."""
 
     async def hook(args: pulumi.ResourceHookArgs) -> None:
         if watch is not None:
             await watch.stop_log_tail()
-        status = trainjob_status(trainjob(), (args.new_outputs or {}).get("status"))
-        failed = failed_condition(status)
+        failed = failed_condition(status_of(args.new_outputs or {}))
         if failed is None:
             return
         metadata = (args.new_inputs or {}).get("metadata") or {}
         hints: list[str] = []
-        if watch is not None and watch.jobset is not None:
-            settings = await provider_settings(watch.jobset).future() or KubeconfigSettings()
+        if watch is not None and watch.resource is not None:
+            settings = await provider_settings(watch.resource).future() or KubeconfigSettings()
             hints = await asyncio.get_running_loop().run_in_executor(
                 None, failure_hints, settings, metadata.get("namespace") or "", metadata.get("name") or name)
         raise RuntimeError("\n".join([failure_message(name, failed), *hints]))
@@ -91,12 +108,13 @@ def fail_if_failed(name: str, trainjob: Callable[[], dict[str, Any]],
 
 
 def failure_hooks(
-    hook_name: str, name: str, trainjob: Callable[[], dict[str, Any]], queued: QueuedTimeout | None = None,
+    hook_name: str, name: str, status_of: StatusOf, queued: QueuedTimeout | None = None,
 ) -> pulumi.ResourceHookBinding:
-    """Hooks for the JobSet of a TrainJob with wait_for="completed" (hook names are unique in a program):
-    the failure (with hints) after it, rank 0's log during it, and for a queued one (`queued.queued`)
-    whether the timeout left it queued."""
-    hook = pulumi.ResourceHook(hook_name, fail_if_failed(name, trainjob, queued))
+    """Hooks for the resource `pulumi up` waits for, of a TrainJob with wait_for="completed" (its JobSet;
+    the TrainJob object in controller mode; hook names are unique in a program): the failure (with
+    hints) after it, rank 0's log during it, and for a queued JobSet (`queued.queued`) whether the
+    timeout left it queued."""
+    hook = pulumi.ResourceHook(hook_name, fail_if_failed(name, status_of, queued))
     tail: list[Any] | None = [pulumi.ResourceHook(f"{hook_name}:log", queued.start_log_tail)] if queued is not None else None
     on_error = [pulumi.ErrorHook(f"{hook_name}:queued", queued)] if queued is not None and queued.queued else None
     return pulumi.ResourceHookBinding(before_create=tail, before_update=tail, after_create=[hook], after_update=[hook],
@@ -110,31 +128,32 @@ def queued_message(name: str, timeout: int, admission: dict[str, Any]) -> str:
 
 
 class QueuedTimeout:
-    """The JobSet's cluster reads while `pulumi up` waits for it: the `on_error` hook of a queued one
-    (`queued`) and the log tail (the module docstring). `jobset` is set once the JobSet is registered
-    (its provider says which cluster to read)."""
+    """The cluster reads while `pulumi up` waits for a TrainJob: the `on_error` hook of a queued JobSet
+    (`queued`) and the log tail (the module docstring). `resource` is set once the waited-for resource
+    (the JobSet, or the TrainJob object in controller mode) is registered: its provider says which
+    cluster to read."""
 
     def __init__(self, name: str, timeout: int, queued: bool = True) -> None:
         self.name, self.timeout, self.queued = name, timeout, queued
-        self.jobset: pulumi.CustomResource | None = None
+        self.resource: pulumi.CustomResource | None = None
         self._tail: asyncio.Task[None] | None = None
         self._reader: RankZeroTail | None = None
 
     async def start_log_tail(self, args: pulumi.ResourceHookArgs) -> None:
         """Before the JobSet is created or updated (and so waited for): rank 0's log, polled in a task
         of its own until the TrainJob finishes or the wait's timeout passes. Not at preview."""
-        if pulumi.runtime.is_dry_run() or self.jobset is None:
+        if pulumi.runtime.is_dry_run() or self.resource is None:
             return
         metadata = (args.new_inputs or {}).get("metadata") or {}
-        settings = await provider_settings(self.jobset).future() or KubeconfigSettings()
+        settings = await provider_settings(self.resource).future() or KubeconfigSettings()
         self._tail = asyncio.get_running_loop().create_task(
             self._report_log(settings, metadata.get("namespace"), metadata.get("name") or self.name))
 
-    async def _report_log(self, settings: KubeconfigSettings, namespace: str | None, jobset: str) -> None:
+    async def _report_log(self, settings: KubeconfigSettings, namespace: str | None, trainjob: str) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.timeout
         try:
-            self._reader = tail = await loop.run_in_executor(None, RankZeroTail, settings, namespace, jobset)
+            self._reader = tail = await loop.run_in_executor(None, RankZeroTail, settings, namespace, trainjob)
             while loop.time() < deadline and not tail.finished:
                 await asyncio.sleep(TAIL_SECONDS)
                 self._report(await loop.run_in_executor(None, tail.poll))
@@ -158,11 +177,11 @@ class QueuedTimeout:
             pulumi.log.info(f"TrainJob {self.name} node-0: {line}")
 
     async def __call__(self, args: pulumi.ErrorHookArgs) -> bool:
-        if self.jobset is None or not self.queued or not any("timed out" in error.lower() for error in args.errors):
+        if self.resource is None or not self.queued or not any("timed out" in error.lower() for error in args.errors):
             return False  # not the wait's timeout: the provider's error says it all
         try:
             metadata = (args.new_inputs or {}).get("metadata") or {}
-            settings = await provider_settings(self.jobset).future() or KubeconfigSettings()
+            settings = await provider_settings(self.resource).future() or KubeconfigSettings()
             admission = await asyncio.get_running_loop().run_in_executor(
                 None, read_jobset_admission, settings, metadata.get("namespace"), metadata.get("name") or args.name)
         except Exception as error:  # noqa: BLE001 - the engine would drop it: an error hook's error is not shown

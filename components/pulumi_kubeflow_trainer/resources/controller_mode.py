@@ -26,7 +26,7 @@ from ..api.trainjob import TrainJob as TrainJobModel
 from ..framework.errors import TrainerError
 from . import children
 from .cluster_access import provider_settings
-from .completion import failed_condition, failure_message
+from .completion import QueuedTimeout, failure_hooks, own_status
 from .controller_check import ControllerPrediction
 
 KUBEFLOW = "kubeflow"
@@ -108,12 +108,17 @@ class ControllerMode:
     def register(self, component: pulumi.ComponentResource, name: str) -> dict[str, pulumi.Resource]:
         """The TrainJob object (after its runtimes) and the prediction check (after the TrainJob)."""
         metadata = self.trainjob_manifest["metadata"]
-        hooks = _failure_hooks(self.hook_name, metadata["name"]) if self.wait_timeout is not None else None
+        # wait_for="completed": as in the default mode, the failure with its hints and rank 0's log while
+        # the provider waits (completion.py); Kueue's queued-timeout reading is the JobSet's only.
+        watch = QueuedTimeout(metadata["name"], self.wait_timeout, queued=False) if self.wait_timeout is not None else None
+        hooks = failure_hooks(self.hook_name, metadata["name"], own_status, watch) if watch is not None else None
         # `run`: a new TrainJob object of the same name (deleted first), for which the controller starts anew.
         options = pulumi.ResourceOptions(parent=component, depends_on=list(self.runtime_components), hooks=hooks,
                                          replacement_trigger={"run": self.run})
         self.trainjob_object = children.observed_resource(f"{name}-trainjob", self.trainjob_manifest, options,
                                                           delete_before_replace=True)
+        if watch is not None:
+            watch.resource = self.trainjob_object
         self.check = ControllerPrediction(
             f"{name}-prediction", f"{metadata.get('namespace') or ''}/{metadata['name']}", self.expected,
             metadata.get("namespace"), CREATE_WAIT_SECONDS, provider_settings(self.trainjob_object),
@@ -143,19 +148,6 @@ def _labelled(manifest: dict[str, Any], queue_name: str | None, wait_timeout: in
                 "pulumi.com/timeoutSeconds": str(wait_timeout)}
         metadata["annotations"] = {**(metadata.get("annotations") or {}), **wait}
     return {**manifest, "metadata": metadata}
-
-
-def _failure_hooks(hook_name: str, trainjob: str) -> pulumi.ResourceHookBinding:
-    """wait_for="completed": the deployment that waited fails when the live TrainJob Failed."""
-
-    def fail_if_failed(args: pulumi.ResourceHookArgs) -> None:
-        status = (args.new_outputs or {}).get("status")
-        failed = failed_condition(status) if isinstance(status, dict) else None
-        if failed is not None:
-            raise RuntimeError(failure_message(trainjob, failed))
-
-    hook = pulumi.ResourceHook(hook_name, fail_if_failed)
-    return pulumi.ResourceHookBinding(after_create=[hook], after_update=[hook])
 
 
 def _warn_drift(lines: list[str], resource: pulumi.Resource | None) -> None:

@@ -19,7 +19,7 @@ from ..ssh import SSHKeyPair
 from . import controller_mode, revisions
 from .args import DatasetInitializerInput, ModelInitializerInput, TrainerInput
 from .catalog import RuntimeCatalog, RuntimeInput, as_catalog, runtime_model
-from .completion import WAIT_FOR, QueuedTimeout, WaitFor, failure_hooks
+from .completion import WAIT_FOR, QueuedTimeout, WaitFor, failure_hooks, status_from_jobset
 from .errors import invalid_input
 from .inputs import merge_into
 from .outputs import TrainJobOutputs
@@ -183,7 +183,8 @@ class TrainJob(TrainJobOutputs, pulumi.ComponentResource):
         queued one, that say it is still queued when the wait times out (completion.py)."""
         queued = bool(queue_name or (self.trainjob.metadata.labels or {}).get(QUEUE_LABEL))
         self._queued_timeout = QueuedTimeout(self.trainjob.name, timeout, queued=queued)
-        return failure_hooks(f"{hook_prefix}:jobset-failed", self.trainjob.name, self.trainjob.to_manifest, self._queued_timeout)
+        return failure_hooks(f"{hook_prefix}:jobset-failed", self.trainjob.name, status_from_jobset(self.trainjob.to_manifest),
+                             self._queued_timeout)
 
     def _parse(
         self, name: str, manifest: object, overrides: dict[str, Any], runtime: RuntimeInput | None,

@@ -66,7 +66,7 @@ def register_children(component: pulumi.Resource, trainjob: TrainJobModel, manif
             made.jobset, made.queue = resource, kueue.queue_of(manifest)
             made.manifest = manifest
             if options.queued_timeout is not None:
-                options.queued_timeout.jobset = resource
+                options.queued_timeout.resource = resource
     return made
 
 
