@@ -1,7 +1,8 @@
 """Hostile input: seeded mutations of real inputs through load -> render -> dump, and the CLI.
 
 Every case must end in output or in a documented error (a TrainerError) that says where the problem
-is, within a time bound, and the run's peak memory must stay bounded. The mutations start from the
+is, within a time bound, and the run's peak memory must stay bounded; every tenth case also goes
+through the CLI, and another tenth through `trainjob run-local`'s reading up to its plan. The mutations start from the
 bundled runtimes and TrainJobs for them: bytes flipped, inserted, cut; YAML tags, alias and merge-key
 bombs, deep nesting, huge numbers and strings, many documents, odd Unicode; wrong types at random
 field paths of the dicts and models. KFT_FUZZ_CASES (default 2000) and KFT_FUZZ_SEED (default 0)
@@ -30,6 +31,8 @@ from pulumi_kubeflow_trainer.api.trainjob import TrainJob
 from pulumi_kubeflow_trainer.blueprints import runtimes_dir
 from pulumi_kubeflow_trainer.cli import main
 from pulumi_kubeflow_trainer.framework.errors import TrainerError, TrainJobInvalidError
+from pulumi_kubeflow_trainer.local.inputs import prepare_manifests
+from pulumi_kubeflow_trainer.local.plan import LocalRunError, plan_jobset
 from pulumi_kubeflow_trainer.rendering import render
 from pulumi_kubeflow_trainer.ssh import seeded_key_generator
 from pulumi_kubeflow_trainer.status import compute_status
@@ -346,6 +349,45 @@ def run_library(case: Case) -> Outcome:
     return Outcome(None, time.process_time() - started)
 
 
+def _rendered_jobsets() -> list[str]:
+    """`trainjob render` output of each TrainJob that renders: what `trainjob run-local` also reads."""
+    rendered = []
+    for job, name in TRAINJOBS:
+        with contextlib.suppress(TrainJobInvalidError), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rendered.append(dump_all(render([job, RUNTIMES[name]], key_generator=KEYS)))
+    assert len(rendered) >= len(TRAINJOBS) // 2, "most seeds render"
+    return rendered
+
+
+def run_local_inputs(case: Case) -> str:
+    """A mutated `trainjob render` output as `trainjob run-local` reads it, up to the plan of its Pods
+    (nothing is started). Its own generator, so the other cases stay what the seed makes them."""
+    rng = random.Random(f"{SEED}-run-local-{case.number}")
+    text = rng.choice(RENDERED_JOBSETS)
+    if rng.random() < 0.7:
+        mutation = _pick(rng, TEXT_MUTATIONS)
+        source: Any = mutation(text, rng)
+        described = mutation.__name__
+    else:
+        source = [doc for doc in yaml.safe_load_all(text) if doc]
+        described = wrong_value(rng.choice(source), rng)
+    started = time.process_time()
+    try:
+        plan_jobset(prepare_manifests(source))
+    except LocalRunError as error:  # about the whole input (no JobSet, several TrainJobs): it names what it found
+        outcome = Outcome(None if "found" in str(error) else error, time.process_time() - started)
+    except Exception as error:  # noqa: BLE001 - judged below: only documented errors may escape
+        outcome = Outcome(error, time.process_time() - started)
+    else:
+        outcome = Outcome(None, time.process_time() - started)
+    found = problem(case, outcome)
+    return f"run-local after {described}: {found}" if found else ""
+
+
+RENDERED_JOBSETS = _rendered_jobsets()
+
+
 def _status(sources: list[Any]) -> None:
     """compute_status over the dicts as given (the CLI's own path goes through load first)."""
     documents = [source for source in sources if isinstance(source, dict)]
@@ -455,7 +497,8 @@ def test_hostile_input_ends_in_documented_errors_with_locations(tmp_path: Path) 
     for number in range(CASES):
         case = make_case(number, rng, tmp_path)
         outcome = run_library(case)
-        tally.add(case, outcome, problem(case, outcome), same_as_pyyaml(case), run_cli(case, tmp_path) if number % CLI_EVERY == 0 else "")
+        tally.add(case, outcome, problem(case, outcome), same_as_pyyaml(case), run_cli(case, tmp_path) if number % CLI_EVERY == 0 else "",
+                  run_local_inputs(case) if number % CLI_EVERY == CLI_EVERY // 2 else "")
     growth = _peak_rss() - baseline
     print(f"\n{CASES} cases (seed {SEED}): {dict(tally.errors.most_common())}; slowest {tally.slowest:.3f} CPU s; peak RSS growth {growth >> 20} MiB")
     assert not tally.problems, f"{len(tally.problems)} of {CASES} cases:\n" + "\n".join(tally.problems[:20])

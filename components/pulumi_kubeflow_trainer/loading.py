@@ -153,6 +153,25 @@ def read(source: Source | Iterable[Source], *, registry: PluginRegistry | None =
     return loaded
 
 
+def read_manifests(source: Source | Iterable[Source]) -> list[tuple[dict[str, Any], str]]:
+    """The objects of `source` as manifest dicts, not parsed into models (what `trainjob render` wrote,
+    say), each with where it is from (`file.yaml#2`, "" for a dict; `describe` adds kind and name);
+    within yamlio's limits, as `read`."""
+    budget = Budget()
+    found: list[tuple[dict[str, Any], str]] = []
+    items, depth = (source, 1) if isinstance(source, (list, tuple)) else ((source,), 0)
+    for item in items:
+        for manifest, where, checked in _manifests(item, budget, depth):
+            if not checked:
+                _check_json(manifest, where, budget)
+            if isinstance(manifest, BaseModel):
+                manifest = manifest.model_dump(by_alias=True, exclude_none=True, mode="json")
+            if not isinstance(manifest, Mapping):
+                raise ManifestError(f"{where or 'document'}: expected a Kubernetes object (a mapping), got {type(manifest).__name__}")
+            found.append((dict(manifest), where))
+    return found
+
+
 def _manifests(source: Any, budget: Budget, depth: int) -> Iterable[tuple[Any, str, bool]]:
     """(manifest or model, where it is from, whether it is known to hold JSON values only)."""
     if isinstance(source, (BaseModel, Mapping)):

@@ -156,6 +156,24 @@ INVALID = [
         (EXCLUSIVE,),
     ),
     Case(
+        "a successPolicy operator outside the JobSet enum is rejected",
+        torch().template_spec(successPolicy={"operator": "Some"}).obj(),
+        "spec.template.spec.successPolicy.operator",
+        ("'All' or 'Any'", '"Some"'),
+    ),
+    Case(
+        "a successPolicy needs its operator",
+        torch().template_spec(successPolicy={"targetReplicatedJobs": ["node"]}).obj(),
+        "spec.template.spec.successPolicy.operator",
+        ("Required value",),
+    ),
+    Case(
+        "a startupPolicyOrder outside the JobSet enum is rejected",
+        torch().template_spec(startupPolicy={"startupPolicyOrder": "Sometimes"}).obj(),
+        "spec.template.spec.startupPolicy.startupPolicyOrder",
+        ("'AnyOrder' or 'InOrder'",),
+    ),
+    Case(
         "volumeClaimPolicies templates must not set a namespace",
         torch().template_spec(volumeClaimPolicies=[{"templates": [{"metadata": {"name": "data", "namespace": "other"}}]}]).obj(),
         "spec.template.spec.volumeClaimPolicies[0]",

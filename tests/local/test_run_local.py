@@ -301,11 +301,45 @@ def test_a_job_waiting_for_a_worker_that_never_completes_is_stuck(tmp_path: Path
     ("argv", "message"),
     [
         (["-f", "no-such-file.yaml"], "no-such-file.yaml: cannot read: No such file or directory"),
-        (["-f", str(SCRIPTS / "all_reduce.py")], f"{SCRIPTS / 'all_reduce.py'}:1: invalid YAML: did not find expected <document start>"),
+        (["-f", str(SCRIPTS / "all_reduce.py")], f"{SCRIPTS / 'all_reduce.py'}:1:3: invalid YAML: did not find expected <document start>"),
         (["-f", str(SCRIPTS)], "run-local runs exactly one JobSet (one TrainJob); found 0: none"),
     ],
-    ids=["a missing file is named", "a file that is not YAML is named with its line", "files without a TrainJob or JobSet say what is missing"],
+    ids=["a missing file is named", "a file that is not YAML is named with its line and column, as render names it", "files without a TrainJob or JobSet say what is missing"],
 )
 def test_the_cli_reports_bad_input_in_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 1
     assert capsys.readouterr().err == f"error: {message}\n"
+
+
+TRAINJOB = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: demo, namespace: team}\nspec:\n"
+JOBSET = "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: x}\nspec:\n"
+ONE_POD = "{spec: {template: {spec: {containers: [{name: c, command: [\"true\"]}]}}}}"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (TRAINJOB + "  runtimeRef: {name: torch-distributed}\n  trainer: {commnd: [python]}\n",
+         "#1 (TrainJob/demo): spec.trainer.commnd: Unsupported field: [\"python\"]"),
+        (TRAINJOB + "  runtimeRef: {name: torch-distributd}\n",
+         "#1 (TrainJob/demo): spec.runtimeRef: Invalid value: {\"name\": \"torch-distributd\"}: ClusterTrainingRuntime 'torch-distributd' not found"),
+        (JOBSET + "  replicatedJobs: oops\n", "#1 (JobSet/x): spec.replicatedJobs: Invalid value: \"oops\": input should be a valid list"),
+        (JOBSET + f"  replicatedJobs: [{{name: a, replicas: -3, template: {ONE_POD}}}]\n",
+         "#1 (JobSet/x): spec.replicatedJobs[0].replicas: Invalid value: -3: must be greater than or equal to 0"),
+        (JOBSET + f"  replicatedJobs: [{{name: a, replicas: 1000000000000, template: {ONE_POD}}}]\n",
+         "#1 (JobSet/x): spec.replicatedJobs: Invalid value: 1000000000000 Pods: run-local runs at most 1000 on one host"),
+        (TRAINJOB + "  runtimeRef: {name: torch-distributed}\n  trainer: {numNodes: 5000, command: [python]}\n",
+         "#1 (TrainJob/demo), its JobSet: spec.replicatedJobs: Invalid value: 5000 Pods: run-local runs at most 1000 on one "
+         "host; lower spec.trainer.numNodes"),
+    ],
+    ids=["a TrainJob's typo names the file and document", "an unknown runtime names the file and document",
+         "a JobSet the API server would refuse is refused before anything starts", "so is a negative count",
+         "a JobSet of more Pods than one host runs is refused, not planned Pod by Pod",
+         "so is a TrainJob whose JobSet would have more, naming the field to lower"],
+)
+def test_the_cli_names_the_file_and_document_of_bad_input(text: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "input.yaml"
+    path.write_text(text)
+    assert main(["-f", str(path), "--workdir", str(tmp_path / "work")]) == 1
+    assert capsys.readouterr().err.startswith(f"error: {path}{message}")
+    assert not (tmp_path / "work").exists() or not any((tmp_path / "work").iterdir()), "nothing was started"

@@ -56,12 +56,21 @@ class VolumeClaimPolicy(OpenKubeModel):
         return self
 
 
+class SuccessPolicy(KubeModel):
+    operator: Literal["All", "Any"]
+    target_replicated_jobs: list[str] | None = None
+
+
+class StartupPolicy(KubeModel):
+    startup_policy_order: Literal["AnyOrder", "InOrder"]
+
+
 class JobSetSpec(KubeModel):
     replicated_jobs: list[ReplicatedJob] | None = None
     network: Network | None = None
-    success_policy: dict[str, Any] | None = None
+    success_policy: SuccessPolicy | None = None
     failure_policy: dict[str, Any] | None = None
-    startup_policy: dict[str, Any] | None = None
+    startup_policy: StartupPolicy | None = None
     suspend: bool | None = None
     coordinator: dict[str, Any] | None = None
     managed_by: str | None = None
@@ -72,7 +81,7 @@ class JobSetSpec(KubeModel):
 
     @model_validator(mode="after")
     def _startup_policy_excludes_depends_on(self) -> JobSetSpec:
-        in_order = (self.startup_policy or {}).get("startupPolicyOrder") == "InOrder"
+        in_order = self.startup_policy is not None and self.startup_policy.startup_policy_order == "InOrder"
         if in_order and any(job.depends_on is not None for job in self.replicated_jobs or []):
             raise rule_error(
                 "Invalid value: StartupPolicy and DependsOn APIs are mutually exclusive; "
