@@ -12,6 +12,7 @@ import pytest
 
 from pulumi_kubeflow_trainer import ClusterTrainingRuntime, TrainerArgs, TrainJob
 from pulumi_kubeflow_trainer.blueprints import bundled_runtime
+from pulumi_kubeflow_trainer.rendering import Renderer
 from tests.engine.inline import InlineStack
 
 pytestmark = pytest.mark.engine
@@ -65,7 +66,8 @@ def test_a_runtime_edit_reaches_new_trainjobs_only_and_re_runs_and_moves_replace
     stack.settings.update(image=IMAGE_V2, trainjobs=["existing", "added"])
     steps, printed = stack.steps("preview")
     assert not_same(steps) == {"added": "create", "added-runtime": "create", "added-podgroup": "create",
-                               "added-jobset": "create", "text": "create"}, "the existing TrainJob's children are all `same`"
+                               "added-jobset": "create", "added-jobset-render": "create", "text": "create"}, \
+        "the existing TrainJob's children are all `same`"
     assert steps["existing-jobset"] == steps["existing-podgroup"] == steps["existing-runtime"] == "same"
     assert texts(steps)[v1] == "same", "the text of the revision existing keeps stays"
     (v2,) = set(texts(steps)) - {v1}
@@ -84,7 +86,7 @@ def test_a_runtime_edit_reaches_new_trainjobs_only_and_re_runs_and_moves_replace
     # Re-run `existing` on purpose: one replace of its JobSet and of its gang's PodGroup, on the revision it keeps.
     stack.settings["run"] = {"existing": 2}
     steps, _ = stack.steps("preview")
-    assert not_same(steps) == {"existing-jobset": "replace", "existing-podgroup": "replace"}
+    assert not_same(steps) == {"existing-jobset": "replace", "existing-podgroup": "replace", "existing-jobset-render": "replace"}
     stack.up()
     assert image_of(stack, "existing") == IMAGE_V1
     assert not_same(stack.steps("preview")[0]) == {}
@@ -93,7 +95,7 @@ def test_a_runtime_edit_reaches_new_trainjobs_only_and_re_runs_and_moves_replace
     stack.settings["pin"] = {"existing": "2026-12"}
     steps, _ = stack.steps("preview")
     assert not_same(steps) == {"existing-runtime": "replace", "existing-jobset": "replace", "existing-podgroup": "replace",
-                               "text": "delete"}
+                               "existing-jobset-render": "replace", "text": "delete"}
     assert texts(steps) == {v1: "delete", v2: "same"}, "no TrainJob keeps the old revision: its text goes"
     stack.up()
     assert image_of(stack, "existing") == IMAGE_V2
@@ -103,7 +105,79 @@ def test_a_runtime_edit_reaches_new_trainjobs_only_and_re_runs_and_moves_replace
     # A finished TrainJob is dropped: only its own resources go.
     stack.settings["trainjobs"] = ["existing"]
     steps, _ = stack.steps("preview")
-    assert not_same(steps) == {"added": "delete", "added-runtime": "delete", "added-podgroup": "delete", "added-jobset": "delete"}
+    assert not_same(steps) == {"added": "delete", "added-runtime": "delete", "added-podgroup": "delete", "added-jobset": "delete",
+                               "added-jobset-render": "delete"}
+
+
+NEW_RELEASE_ENV = {"name": "RENDERED_BY", "value": "a later release"}
+
+
+def renders_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process (the inline program's) renders as a later release might: one more env var in every
+    container of the JobSet."""
+    render = Renderer.render
+
+    def later_release(self: Renderer, trainjob: Any) -> list[dict[str, Any]]:
+        manifests = copy.deepcopy(render(self, trainjob))
+        for manifest in manifests:
+            for job in manifest["spec"]["replicatedJobs"] if manifest["kind"] == "JobSet" else []:
+                for container in job["template"]["spec"]["template"]["spec"]["containers"]:
+                    container["env"] = [*container.get("env", []), NEW_RELEASE_ENV]
+        return manifests
+
+    monkeypatch.setattr(Renderer, "render", later_release)
+
+
+def has_new_env(stack: InlineStack, trainjob: str) -> bool:
+    jobset = stack.rendered("JobSet", trainjob)
+    return NEW_RELEASE_ENV in (jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]
+                               .get("env") or [])
+
+
+def test_a_release_that_renders_the_jobset_otherwise_re_runs_nothing(engine_env, engine_bin, tmp_path, monkeypatch):
+    """The state keeps a digest of each JobSet's fixed fields as rendered when it was made
+    (`<name>-jobset-render`); a JobSet this library now renders otherwise keeps what it has."""
+    stack = InlineStack("release", training_stack, engine_env, engine_bin, tmp_path)
+    stack.up()
+    assert not has_new_env(stack, "existing")
+
+    renders_otherwise(monkeypatch)
+    stack.settings["trainjobs"] = ["existing", "added"]
+    steps, printed = stack.steps("preview")
+    assert not_same(steps) == {"added": "create", "added-runtime": "create", "added-podgroup": "create",
+                               "added-jobset": "create", "added-jobset-render": "create"}, "the existing JobSet is `same`"
+    assert "TrainJob existing: this version of pulumi-kubeflow-trainer renders its JobSet otherwise than the one that made it" in printed
+    stack.up()
+    assert (has_new_env(stack, "existing"), has_new_env(stack, "added")) == (False, True), "a new TrainJob gets the new rendering"
+    assert not_same(stack.steps("preview")[0]) == {}, "a second preview is empty"
+
+    stack.settings["run"] = {"existing": 2}  # a re-run is made anew, as this release renders it
+    steps, _ = stack.steps("preview")
+    assert not_same(steps) == {"existing-jobset": "replace", "existing-podgroup": "replace", "existing-jobset-render": "replace"}
+    stack.up()
+    assert has_new_env(stack, "existing")
+    steps, printed = stack.steps("preview")
+    assert not_same(steps) == {} and "renders its JobSet otherwise" not in printed
+
+
+def test_an_edit_of_a_trainjob_made_by_an_earlier_release_takes_the_rendering_of_now(engine_env, engine_bin, tmp_path, monkeypatch):
+    stack = InlineStack("release-edit", edited_stack, engine_env, engine_bin, tmp_path)
+    stack.up()
+    renders_otherwise(monkeypatch)
+    assert not_same(stack.steps("preview")[0]) == {}
+    stack.settings["nodes"] = 3  # an edit of the TrainJob is a new TrainJob: rendered as this release renders
+    steps, _ = stack.steps("preview")
+    assert not_same(steps) == {"edited-jobset-render": "replace", "edited-jobset": "replace"}
+    stack.up()
+    assert has_new_env(stack, "edited")
+    stack.settings["suspend"] = True  # suspend is an update in place, not an edit of what runs
+    steps, _ = stack.steps("preview")
+    assert not_same(steps) == {"edited": "update", "edited-jobset": "update"}
+
+
+def edited_stack(opts: pulumi.ResourceOptions, settings: dict[str, Any]) -> None:
+    TrainJob("edited", runtime_ref="torch-distributed", namespace="team-a", suspend=settings.get("suspend"),
+             trainer=TrainerArgs(num_nodes=settings.get("nodes", 2)), opts=opts)
 
 
 def controller_stack(opts: pulumi.ResourceOptions, settings: dict[str, Any]) -> None:

@@ -87,8 +87,8 @@ def changes(summary: dict[str, int]) -> dict[str, int]:
 
 
 def test_the_yaml_stack_previews_and_ups_on_the_render_target(deployed: Any) -> None:
-    assert deployed.first_preview.get("create") == 19, \
-        "the stack, the provider, 2+2 runtimes, 2+2 TrainJobs and their 9 children, the text of each runtime's revision"
+    assert deployed.first_preview.get("create") == 21, \
+        "the stack, the provider, 2+2 runtimes, 2+2 TrainJobs and their 11 children, the text of each runtime's revision"
     assert deployed.up.summary.result == "succeeded"
     outputs = {name: value.value for name, value in deployed.up.outputs.items()}
     assert (outputs["torchJobSet"], outputs["deepspeedJobSet"]) == ("torch-quickstart", "deepspeed-t5")

@@ -87,7 +87,7 @@ def test_a_trainjob_without_a_queue_is_not_queued_and_reads_nothing(mocks):
     def check(values):
         admission, _ = values
         assert admission == NOT_QUEUED and admission["state"] == "not-queued"
-        assert own(mocks) == ["plain", "plain-jobset", "plain-runtime"], "no resource is added for the output"
+        assert own(mocks) == ["plain", "plain-jobset", "plain-jobset-render", "plain-runtime"], "no resource is added for the output"
 
     return pulumi.Output.all(job.admission, settled(job)).apply(check)
 
@@ -106,6 +106,6 @@ def test_reading_the_admission_adds_no_resource(mocks):
         admission, _ = values
         # Under mocks the JobSet has no uid, so nothing is read; live, the Workload is (tests/cluster).
         assert admission["state"] == "unknown" and "no uid" in admission["message"]
-        assert own(mocks) == ["queued", "queued-jobset", "queued-runtime"], "the output is no resource"
+        assert own(mocks) == ["queued", "queued-jobset", "queued-jobset-render", "queued-runtime"], "the output is no resource"
 
     return pulumi.Output.all(job.admission, settled(job)).apply(check)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib.metadata import version
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -25,6 +26,12 @@ JOBSET_IMMUTABLE_FIELDS = [
     "spec.volumeClaimPolicies",
 ]
 _PROVIDER_VERSION = version("pulumi_kubernetes")
+
+
+def fixed_fields(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """The JobSet's fields that a change replaces it for (JOBSET_IMMUTABLE_FIELDS), by path."""
+    spec = manifest.get("spec") or {}
+    return {path: spec.get(path.removeprefix("spec.")) for path in JOBSET_IMMUTABLE_FIELDS}
 
 
 def observed_resource(

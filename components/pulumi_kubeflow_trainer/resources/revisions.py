@@ -32,8 +32,10 @@ import pulumi
 
 from ..api.runtime import Runtime
 from ..loading import parse
+from .children import fixed_fields
 
 PIN_SUFFIX = "-runtime"
+RENDER_SUFFIX = "-jobset-render"
 STASH_TYPE = "pulumi:index:Stash"
 _PROGRAM = "_kubeflow_trainer_revisions"
 
@@ -125,6 +127,30 @@ async def kept_text(current: RuntimeRevision, revision: str) -> RuntimeRevision:
         raise ValueError(f"{current.label}: the state has no text of revision {revision} (stash {current.text_name(revision)}); "
                          "change runtime_pin on the TrainJob to move it to the current revision")
     return RuntimeRevision(current.kind, current.namespace, current.name, manifest)
+
+
+def render_digest(jobset: Mapping[str, Any]) -> str:
+    """A short digest of the JobSet's fixed fields as this library renders them (Outputs as their tokens)."""
+    return revision_of(fixed_fields(jobset))
+
+
+def render_record(name: str, digest: str, trainjob: pulumi.Input[str], spec: Any, revision: str,
+                  rerun: tuple[str | int | None, str | int | None], parent: pulumi.Resource) -> pulumi.CustomResource:
+    """The TrainJob's `<name>-jobset-render`: `digest` of its JobSet as rendered when the JobSet was made.
+    Replaced with the JobSet, so it takes the rendering of now: when the TrainJob becomes another
+    TrainJob, its spec changes (`suspend` aside), it keeps another runtime revision, or its `run` or
+    `runtime_pin` (`rerun`) changes."""
+    spec_digest = pulumi.Output.from_input(spec).apply(revision_of)  # a secret stays one in the state
+    trigger = {"trainjob": trainjob, "spec": spec_digest, "revision": revision, "run": rerun[0], "pin": rerun[1]}
+    options = pulumi.ResourceOptions(parent=parent, ignore_changes=["input"], replacement_trigger=trigger)
+    return stash(f"{name}{RENDER_SUFFIX}", {"jobset": digest}, options)
+
+
+async def kept_render(record: pulumi.CustomResource, current: str) -> str:
+    """The digest `<name>-jobset-render` kept (`current` for a new one, or under unit-test mocks)."""
+    kept = await record.output.future()  # type: ignore[attr-defined]  # an output property the SDK sets
+    digest = kept.get("jobset") if isinstance(kept, dict) else None
+    return digest if isinstance(digest, str) and digest else current
 
 
 @dataclass

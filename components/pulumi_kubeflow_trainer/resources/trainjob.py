@@ -155,10 +155,31 @@ class TrainJob(TrainJobOutputs, pulumi.ComponentResource):
             self._controller.expected = controller_mode.prediction([self._placeholders.reveal(m) for m in manifests])
             self.resources.update(self._controller.register(self, name))
             return revision
-        self._children = register_children(self, self.trainjob, manifests, self._placeholders, self._child_options, revision)
+        keep_fixed = await self._rendered_otherwise(name, manifests, revision, runtime_pin)
+        self._children = register_children(self, self.trainjob, manifests, self._placeholders, self._child_options, revision,
+                                           keep_fixed)
         await register_workload_activation(self, self._children, self._child_options)
         self.resources.update(self._children.resources)
         return revision
+
+    async def _rendered_otherwise(self, name: str, manifests: list[dict[str, Any]], revision: str,
+                                  runtime_pin: str | int | None) -> bool:
+        """Whether this library renders the JobSet's fixed fields otherwise than when the JobSet was made
+        (a new release): then the JobSet keeps them, as upstream's controller leaves an existing JobSet
+        alone, instead of being replaced, which would run a finished training again."""
+        jobset = next((m for m in manifests if m["kind"] == "JobSet"), None)
+        if jobset is None:
+            return False
+        current = revisions.render_digest(jobset)
+        spec = {key: value for key, value in self._placeholders.reveal(self.trainjob.spec.to_manifest()).items() if key != "suspend"}
+        record = revisions.render_record(name, current, self._identity(), spec, revision, (self._child_options.run, runtime_pin), self)
+        self.resources[f"{name}{revisions.RENDER_SUFFIX}"] = record
+        if await revisions.kept_render(record, current) == current:
+            return False
+        pulumi.log.info(f"TrainJob {self.trainjob.name}: this version of pulumi-kubeflow-trainer renders its JobSet otherwise than "
+                        "the one that made it; the JobSet keeps what it has (a new one would run the training again); "
+                        "a re-run (`run`) or an edit of the TrainJob makes it anew as this version renders it", resource=self)
+        return True
 
     def _render_pinned(self, pinned: RuntimeRevision) -> list[dict[str, Any]]:
         """The children against the revision the TrainJob keeps, not the runtime's current text."""

@@ -47,8 +47,10 @@ class Children:
 
 
 def register_children(component: pulumi.Resource, trainjob: TrainJobModel, manifests: list[dict[str, Any]],
-                      placeholders: Placeholders, options: ChildOptions, revision: str) -> Children:
-    """Registers the children; `revision`, the runtime revision rendered, replaces what runs when it changes."""
+                      placeholders: Placeholders, options: ChildOptions, revision: str, keep_fixed: bool = False) -> Children:
+    """Registers the children; `revision`, the runtime revision rendered, replaces what runs when it changes.
+    `keep_fixed`: the JobSet keeps the fixed fields the state has (the engine's ignore_changes takes them
+    from there), for a JobSet this library now renders otherwise (TrainJob._rendered_otherwise)."""
     made = Children()
     for manifest in manifests:
         manifest = _with_generated_key(component, trainjob, options, placeholders.reveal(manifest), made)
@@ -60,6 +62,8 @@ def register_children(component: pulumi.Resource, trainjob: TrainJobModel, manif
             manifest = _label_and_annotate(manifest, options.queue_name, options.wait_timeout)
             manifest = kueue.without_suspend(manifest) if kueue.queue_of(manifest) else manifest
             child_options.hooks = options.jobset_hooks
+            if keep_fixed:
+                child_options.ignore_changes = list(children.JOBSET_IMMUTABLE_FIELDS)
         child = children.child_name(options.name, trainjob.name, manifest)
         made.resources[child] = resource = children.register(child, manifest, child_options)
         if manifest["kind"] == "JobSet":
