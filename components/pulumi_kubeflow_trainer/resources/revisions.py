@@ -14,6 +14,10 @@ keeps the value it was created with; `ignore_changes` on the input makes a later
 - per runtime revision some TrainJob keeps, `<kind>-<namespace>-<name>-<revision>` (a child of the
   stack): that revision's text, once for all its TrainJobs. The program registers the ones its
   TrainJobs keep; the engine deletes the others.
+- per TrainJob, `<name>-jobset-render`: a digest of its JobSet's fixed fields as this library rendered
+  them when the JobSet was made. A later release may render them otherwise; the JobSet then keeps
+  them (`ignore_changes`: the engine takes them from the state) instead of being replaced, which would
+  run the training again. Replaced with the JobSet (`run`, `runtime_pin`, an edit of the TrainJob).
 The children are rendered against the kept text, known at preview as at `up` (runtimes are plain
 values). `RevisionReport` says once per runtime, at every preview and up, which TrainJobs keep an older
 revision.

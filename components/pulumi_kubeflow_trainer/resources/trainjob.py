@@ -47,7 +47,8 @@ class TrainJob(TrainJobOutputs, pulumi.ComponentResource):
     The TrainJob renders against its runtime as it was when the TrainJob was created, kept in the
     stack's state (revisions.py): a runtime edit applies to TrainJobs created after it. `run` re-runs
     the TrainJob when it changes (one replace of its JobSet, and of its PodGroup if it has one);
-    `runtime_pin` moves it to the runtime's current revision when it changes (it runs again).
+    `runtime_pin` moves it to the runtime's current revision when it changes (it runs again). A later
+    release of this library that renders the JobSet otherwise leaves an existing JobSet as it is.
 
     Attributes: `trainjob` (the TrainJob model), `resources` (the children by name, filled once the
     runtime revision is read: after the program's own code ran), and the Outputs (outputs.py)
