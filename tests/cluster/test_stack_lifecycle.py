@@ -56,7 +56,7 @@ def test_a_runtime_edit_leaves_a_running_trainjob_alone_and_reaches_a_new_one(cl
         texts = {name: op for name, op in changed.items() if name.startswith("trainingruntime-default-kwok-lifecycle-")}
         assert list(texts.values()) == ["create"], "the new revision's text is kept once, for the TrainJobs that use it"
         assert {name: op for name, op in changed.items() if name not in texts} == {
-            "added": "create", "added-runtime": "create", "added-jobset": "create"}
+            "added": "create", "added-runtime": "create", "added-jobset": "create", "added-jobset-render": "create"}
         assert "TrainingRuntime default/kwok-lifecycle is at revision" in printed and "(running)" in printed
         stack.up()
 
