@@ -11,7 +11,7 @@ import pytest
 from pulumi_kubeflow_trainer.api import constants as c
 from pulumi_kubeflow_trainer.resources import completion
 from pulumi_kubeflow_trainer.resources.completion import (
-    QueuedTimeout,
+    CompletionWatch,
     fail_if_failed,
     failed_condition,
     own_status,
@@ -70,7 +70,7 @@ def test_a_queued_wait_that_times_out_says_whether_it_is_still_queued(error, adm
     logged: list[str] = []
     monkeypatch.setattr(pulumi.log, "error", lambda message, *_args, **_kwargs: logged.append(f"error: {message}"))
     monkeypatch.setattr(completion, "read_jobset_admission", lambda *args: read.append(args) or admission)
-    hook = QueuedTimeout("mnist", 600)
+    hook = CompletionWatch("mnist", 600)
     hook.resource = object()  # type: ignore[assignment]  # only handed to provider_settings, patched below
     monkeypatch.setattr(completion, "provider_settings", lambda _resource: pulumi.Output.from_input(KubeconfigSettings(context="gpu")))
     assert asyncio.run(hook(hook_args(error))) is False, "never a retry: the timeout stands"
@@ -101,7 +101,7 @@ def test_the_resource_waited_for_fails_the_up_with_its_causes_when_its_trainjob_
     read: list[tuple[object, ...]] = []
     monkeypatch.setattr(completion, "failure_hints", lambda *args: read.append(args) or ["OOMKilled: node-0 was killed"])
     monkeypatch.setattr(completion, "provider_settings", lambda _resource: pulumi.Output.from_input(KubeconfigSettings(context="gpu")))
-    watch = QueuedTimeout("mnist", 600, queued=False)
+    watch = CompletionWatch("mnist", 600, queued=False)
     watch.resource = object()  # type: ignore[assignment]  # only handed to provider_settings, patched above
     hook = fail_if_failed("mnist", status_of, watch)
     args = pulumi.ResourceHookArgs("urn", "id", "mnist", "kubernetes:...", new_inputs={"metadata": {"name": "mnist", "namespace": "team-a"}},

@@ -16,7 +16,7 @@ progress; no resource is added for it. Both read the cluster of the JobSet's pro
 
 A queued TrainJob waits through queueing: its JobSet has no terminal state while Kueue keeps it
 suspended, so the provider waits for admission too, within the same timeout. When that wait times
-out, an `on_error` hook of the JobSet (`QueuedTimeout`) reads the Workload and, if Kueue still
+out, an `on_error` hook of the JobSet (`CompletionWatch`) reads the Workload and, if Kueue still
 queues it, logs the error that says so with Kueue's own reason ("TrainJob x: still queued after
 600 s: Workload pending in ClusterQueue cq: <Kueue's message>") next to the provider's timeout.
 
@@ -86,7 +86,7 @@ def own_status(outputs: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def fail_if_failed(name: str, status_of: StatusOf,
-                   watch: QueuedTimeout | None = None) -> Callable[[pulumi.ResourceHookArgs], Awaitable[None]]:
+                   watch: CompletionWatch | None = None) -> Callable[[pulumi.ResourceHookArgs], Awaitable[None]]:
     """The hook body: raises when the TrainJob of the resource the provider just waited for is Failed,
     with the causes read from the cluster of `watch.resource`'s provider."""
 
@@ -108,15 +108,15 @@ def fail_if_failed(name: str, status_of: StatusOf,
 
 
 def failure_hooks(
-    hook_name: str, name: str, status_of: StatusOf, queued: QueuedTimeout | None = None,
+    hook_name: str, name: str, status_of: StatusOf, watch: CompletionWatch | None = None,
 ) -> pulumi.ResourceHookBinding:
     """Hooks for the resource `pulumi up` waits for, of a TrainJob with wait_for="completed" (its JobSet;
     the TrainJob object in controller mode; hook names are unique in a program): the failure (with
-    hints) after it, rank 0's log during it, and for a queued JobSet (`queued.queued`) whether the
+    hints) after it, rank 0's log during it, and for a queued JobSet (`watch.queued`) whether the
     timeout left it queued."""
-    hook = pulumi.ResourceHook(hook_name, fail_if_failed(name, status_of, queued))
-    tail: list[Any] | None = [pulumi.ResourceHook(f"{hook_name}:log", queued.start_log_tail)] if queued is not None else None
-    on_error = [pulumi.ErrorHook(f"{hook_name}:queued", queued)] if queued is not None and queued.queued else None
+    hook = pulumi.ResourceHook(hook_name, fail_if_failed(name, status_of, watch))
+    tail: list[Any] | None = [pulumi.ResourceHook(f"{hook_name}:log", watch.start_log_tail)] if watch is not None else None
+    on_error = [pulumi.ErrorHook(f"{hook_name}:queued", watch)] if watch is not None and watch.queued else None
     return pulumi.ResourceHookBinding(before_create=tail, before_update=tail, after_create=[hook], after_update=[hook],
                                       on_error=on_error)
 
@@ -127,7 +127,7 @@ def queued_message(name: str, timeout: int, admission: dict[str, Any]) -> str:
     return f"TrainJob {name}: still queued after {timeout} s: Workload {admission['state']}{where}: {why}"
 
 
-class QueuedTimeout:
+class CompletionWatch:
     """The cluster reads while `pulumi up` waits for a TrainJob: the `on_error` hook of a queued JobSet
     (`queued`) and the log tail (the module docstring). `resource` is set once the waited-for resource
     (the JobSet, or the TrainJob object in controller mode) is registered: its provider says which

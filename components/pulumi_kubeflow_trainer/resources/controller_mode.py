@@ -26,7 +26,7 @@ from ..api.trainjob import TrainJob as TrainJobModel
 from ..framework.errors import TrainerError
 from . import children
 from .cluster_access import provider_settings
-from .completion import QueuedTimeout, failure_hooks, own_status
+from .completion import CompletionWatch, failure_hooks, own_status
 from .controller_check import ControllerPrediction
 
 KUBEFLOW = "kubeflow"
@@ -110,7 +110,7 @@ class ControllerMode:
         metadata = self.trainjob_manifest["metadata"]
         # wait_for="completed": as in the default mode, the failure with its hints and rank 0's log while
         # the provider waits (completion.py); Kueue's queued-timeout reading is the JobSet's only.
-        watch = QueuedTimeout(metadata["name"], self.wait_timeout, queued=False) if self.wait_timeout is not None else None
+        watch = CompletionWatch(metadata["name"], self.wait_timeout, queued=False) if self.wait_timeout is not None else None
         hooks = failure_hooks(self.hook_name, metadata["name"], own_status, watch) if watch is not None else None
         # `run`: a new TrainJob object of the same name (deleted first), for which the controller starts anew.
         options = pulumi.ResourceOptions(parent=component, depends_on=list(self.runtime_components), hooks=hooks,

@@ -19,7 +19,7 @@ from ..ssh import SSHKeyPair
 from . import controller_mode, revisions
 from .args import DatasetInitializerInput, ModelInitializerInput, TrainerInput
 from .catalog import RuntimeCatalog, RuntimeInput, as_catalog, runtime_model
-from .completion import WAIT_FOR, QueuedTimeout, WaitFor, failure_hooks, status_from_jobset
+from .completion import WAIT_FOR, CompletionWatch, WaitFor, failure_hooks, status_from_jobset
 from .errors import invalid_input
 from .inputs import merge_into
 from .outputs import TrainJobOutputs
@@ -127,10 +127,10 @@ class TrainJob(TrainJobOutputs, pulumi.ComponentResource):
         rules = pulumi.ResourceOptions(hooks=pulumi.ResourceHookBinding(before_update=[update_rules_hook()]))
         super().__init__(TYPE, name, {RECORD: record}, pulumi.ResourceOptions.merge(opts, rules))
         self._log_warnings(self._warnings)
-        self._queued_timeout: QueuedTimeout | None = None
+        self._completion_watch: CompletionWatch | None = None
         jobset_hooks = self._failure_hooks(hook_prefix, queue_name, wait_timeout_seconds) if wait_for == "completed" else None
         self._child_options = ChildOptions(name, self._identity(), queue_name, wait_timeout_seconds if jobset_hooks else None,
-                                           jobset_hooks, self._user_suspend(), self._queued_timeout, run)
+                                           jobset_hooks, self._user_suspend(), self._completion_watch, run)
         self._children = Children()
         self.resources = self._children.resources
         revisions.program_revisions().report.expect(self._revision)
@@ -204,9 +204,9 @@ class TrainJob(TrainJobOutputs, pulumi.ComponentResource):
         """wait_for="completed": the JobSet's hooks that fail the `pulumi up` that saw it fail, and for a
         queued one, that say it is still queued when the wait times out (completion.py)."""
         queued = bool(queue_name or (self.trainjob.metadata.labels or {}).get(QUEUE_LABEL))
-        self._queued_timeout = QueuedTimeout(self.trainjob.name, timeout, queued=queued)
+        self._completion_watch = CompletionWatch(self.trainjob.name, timeout, queued=queued)
         return failure_hooks(f"{hook_prefix}:jobset-failed", self.trainjob.name, status_from_jobset(self.trainjob.to_manifest),
-                             self._queued_timeout)
+                             self._completion_watch)
 
     def _parse(
         self, name: str, manifest: object, overrides: dict[str, Any], runtime: RuntimeInput | None,

@@ -13,7 +13,7 @@ from ..api.trainjob import TrainJob as TrainJobModel
 from ..plugins.flux import curve_name
 from ..plugins.flux.scripts import format_curve_certificate
 from . import children, kueue
-from .completion import QueuedTimeout, wait_annotations
+from .completion import CompletionWatch, wait_annotations
 from .keys import FLUX_CURVE, MPI_SSH, GeneratedKey
 from .placeholders import Placeholders
 
@@ -33,7 +33,7 @@ class ChildOptions:
     wait_timeout: int | None  # wait_for="completed"
     jobset_hooks: pulumi.ResourceHookBinding | None
     user_suspend: bool | None
-    queued_timeout: QueuedTimeout | None
+    completion_watch: CompletionWatch | None
     run: str | int | None
 
 
@@ -69,8 +69,8 @@ def register_children(component: pulumi.Resource, trainjob: TrainJobModel, manif
         if manifest["kind"] == "JobSet":
             made.jobset, made.queue = resource, kueue.queue_of(manifest)
             made.manifest = manifest
-            if options.queued_timeout is not None:
-                options.queued_timeout.resource = resource
+            if options.completion_watch is not None:
+                options.completion_watch.resource = resource
     return made
 
 
