@@ -160,24 +160,28 @@ def test_a_release_that_renders_the_jobset_otherwise_re_runs_nothing(engine_env,
     assert not_same(steps) == {} and "renders its JobSet otherwise" not in printed
 
 
-def test_an_edit_of_a_trainjob_made_by_an_earlier_release_takes_the_rendering_of_now(engine_env, engine_bin, tmp_path, monkeypatch):
+@pytest.mark.parametrize("edit", [{"nodes": 3}, {"image": IMAGE_V2}],
+                         ids=["numNodes", "the image, an Output (its value, not its place, is the edit)"])
+def test_an_edit_of_a_trainjob_made_by_an_earlier_release_takes_the_rendering_of_now(
+        engine_env, engine_bin, tmp_path, monkeypatch, edit):
     stack = InlineStack("release-edit", edited_stack, engine_env, engine_bin, tmp_path)
     stack.up()
     renders_otherwise(monkeypatch)
     assert not_same(stack.steps("preview")[0]) == {}
-    stack.settings["nodes"] = 3  # an edit of the TrainJob is a new TrainJob: rendered as this release renders
+    stack.settings.update(edit)  # an edit of the TrainJob is a new TrainJob: rendered as this release renders it
     steps, _ = stack.steps("preview")
     assert not_same(steps) == {"edited-jobset-render": "replace", "edited-jobset": "replace"}
     stack.up()
-    assert has_new_env(stack, "edited")
+    assert has_new_env(stack, "edited") and image_of(stack, "edited") == edit.get("image", IMAGE_V1)
     stack.settings["suspend"] = True  # suspend is an update in place, not an edit of what runs
     steps, _ = stack.steps("preview")
     assert not_same(steps) == {"edited": "update", "edited-jobset": "update"}
 
 
 def edited_stack(opts: pulumi.ResourceOptions, settings: dict[str, Any]) -> None:
+    image = pulumi.Output.from_input(settings.get("image", IMAGE_V1))  # as from an image build
     TrainJob("edited", runtime_ref="torch-distributed", namespace="team-a", suspend=settings.get("suspend"),
-             trainer=TrainerArgs(num_nodes=settings.get("nodes", 2)), opts=opts)
+             trainer=TrainerArgs(image=image, num_nodes=settings.get("nodes", 2)), opts=opts)
 
 
 def controller_stack(opts: pulumi.ResourceOptions, settings: dict[str, Any]) -> None:

@@ -138,13 +138,12 @@ def render_digest(jobset: Mapping[str, Any]) -> str:
     return revision_of(fixed_fields(jobset))
 
 
-def render_record(name: str, digest: str, trainjob: pulumi.Input[str], spec: Any, revision: str,
+def render_record(name: str, digest: str, trainjob: pulumi.Input[str], spec_digest: pulumi.Input[str], revision: str,
                   rerun: tuple[str | int | None, str | int | None], parent: pulumi.Resource) -> pulumi.CustomResource:
     """The TrainJob's `<name>-jobset-render`: `digest` of its JobSet as rendered when the JobSet was made.
     Replaced with the JobSet, so it takes the rendering of now: when the TrainJob becomes another
-    TrainJob, its spec changes (`suspend` aside), it keeps another runtime revision, or its `run` or
-    `runtime_pin` (`rerun`) changes."""
-    spec_digest = pulumi.Output.from_input(spec).apply(revision_of)  # a secret stays one in the state
+    TrainJob, its spec changes (`spec_digest`: `suspend` aside), it keeps another runtime revision, or
+    its `run` or `runtime_pin` (`rerun`) changes."""
     trigger = {"trainjob": trainjob, "spec": spec_digest, "revision": revision, "run": rerun[0], "pin": rerun[1]}
     options = pulumi.ResourceOptions(parent=parent, ignore_changes=["input"], replacement_trigger=trigger)
     return stash(f"{name}{RENDER_SUFFIX}", {"jobset": digest}, options)

@@ -172,8 +172,8 @@ class TrainJob(TrainJobOutputs, pulumi.ComponentResource):
         if jobset is None:
             return False
         current = revisions.render_digest(jobset)
-        spec = {key: value for key, value in self._placeholders.reveal(self.trainjob.spec.to_manifest()).items() if key != "suspend"}
-        record = revisions.render_record(name, current, self._identity(), spec, revision, (self._child_options.run, runtime_pin), self)
+        record = revisions.render_record(name, current, self._identity(), self._spec_digest(), revision,
+                                         (self._child_options.run, runtime_pin), self)
         self.resources[f"{name}{revisions.RENDER_SUFFIX}"] = record
         if await revisions.kept_render(record, current) == current:
             return False
@@ -181,6 +181,14 @@ class TrainJob(TrainJobOutputs, pulumi.ComponentResource):
                         "the one that made it; the JobSet keeps what it has (a new one would run the training again); "
                         "a re-run (`run`) or an edit of the TrainJob makes it anew as this version renders it", resource=self)
         return True
+
+    def _spec_digest(self) -> pulumi.Input[str]:
+        """A digest of the TrainJob's spec but `suspend`, with the values of its Outputs (a secret's stays one)."""
+        spec = {key: value for key, value in self.trainjob.spec.to_manifest().items() if key != "suspend"}
+        digest = revisions.revision_of(spec)  # Outputs as their tokens
+        if not self._placeholders.outputs:
+            return digest
+        return pulumi.Output.all(*self._placeholders.outputs).apply(lambda values: revisions.revision_of({digest: values}))
 
     def _render_pinned(self, pinned: RuntimeRevision) -> list[dict[str, Any]]:
         """The children against the revision the TrainJob keeps, not the runtime's current text."""
