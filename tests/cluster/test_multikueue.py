@@ -127,19 +127,29 @@ def dispatched_stack(name: str, cluster: Cluster, env: dict[str, str], engine_bi
 
 
 class Watch:
-    """The last state of a JobSet seen on a cluster while the block runs (polled every half second)."""
+    """The last state of a JobSet a cluster reported while the block ran, through the API server's watch:
+    MultiKueue deletes the worker's copy right after it finished, sooner than polling every half
+    second may see (it missed the Completed state once under load), while a watch gets every change."""
 
-    def __init__(self, cluster: Cluster, name: str) -> None:
-        self.cluster, self.name = cluster, name
+    def __init__(self, cluster: Cluster, name: str, namespace: str = "default") -> None:
+        self.cluster, self.name, self.namespace = cluster, name, namespace
         self.last: dict[str, Any] | None = None
         self.stopped = threading.Event()
-        self.thread = threading.Thread(target=self.poll, daemon=True)
+        self.thread = threading.Thread(target=self.follow, daemon=True)
 
-    def poll(self) -> None:
-        while not self.stopped.wait(0.5):
-            seen = self.cluster.get(JOBSET, self.name)
-            if seen is not None:
-                self.last = seen
+    def follow(self) -> None:
+        from kubernetes import client, config, watch
+
+        api = client.CustomObjectsApi(config.new_client_from_config(config_file=str(self.cluster.kubeconfig)))
+        version: str | None = None  # each stream goes on from the last change seen: none is missed between two
+        while not self.stopped.is_set():
+            options = {"resource_version": version} if version else {}
+            for event in watch.Watch().stream(api.list_namespaced_custom_object, "jobset.x-k8s.io", "v1alpha2", self.namespace,
+                                              "jobsets", field_selector=f"metadata.name={self.name}", timeout_seconds=2, **options):
+                seen = event["object"]
+                version = seen["metadata"]["resourceVersion"]
+                if event["type"] in ("ADDED", "MODIFIED"):
+                    self.last = seen
 
     def __enter__(self) -> Watch:
         self.thread.start()
