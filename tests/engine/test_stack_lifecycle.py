@@ -173,15 +173,20 @@ def test_an_edit_of_a_trainjob_made_by_an_earlier_release_takes_the_rendering_of
     assert not_same(steps) == {"edited-jobset-render": "replace", "edited-jobset": "replace"}
     stack.up()
     assert has_new_env(stack, "edited") and image_of(stack, "edited") == edit.get("image", IMAGE_V1)
+    assert not has_new_env(stack, "other"), "the TrainJob nobody edited keeps its JobSet"
+    assert not_same(stack.steps("preview")[0]) == {}, "a second preview is empty"
     stack.settings["suspend"] = True  # suspend is an update in place, not an edit of what runs
     steps, _ = stack.steps("preview")
     assert not_same(steps) == {"edited": "update", "edited-jobset": "update"}
 
 
 def edited_stack(opts: pulumi.ResourceOptions, settings: dict[str, Any]) -> None:
+    """`edited`, which the test edits, beside `other` on the same runtime, which nobody touches: every
+    step's expected changes are `edited`'s only."""
     image = pulumi.Output.from_input(settings.get("image", IMAGE_V1))  # as from an image build
     TrainJob("edited", runtime_ref="torch-distributed", namespace="team-a", suspend=settings.get("suspend"),
              trainer=TrainerArgs(image=image, num_nodes=settings.get("nodes", 2)), opts=opts)
+    TrainJob("other", runtime_ref="torch-distributed", namespace="team-a", trainer=TrainerArgs(image=IMAGE_V1), opts=opts)
 
 
 def controller_stack(opts: pulumi.ResourceOptions, settings: dict[str, Any]) -> None:
