@@ -140,16 +140,17 @@ class Watch:
     def follow(self) -> None:
         from kubernetes import client, config, watch
 
-        api = client.CustomObjectsApi(config.new_client_from_config(config_file=str(self.cluster.kubeconfig)))
-        version: str | None = None  # each stream goes on from the last change seen: none is missed between two
-        while not self.stopped.is_set():
-            options = {"resource_version": version} if version else {}
-            for event in watch.Watch().stream(api.list_namespaced_custom_object, "jobset.x-k8s.io", "v1alpha2", self.namespace,
-                                              "jobsets", field_selector=f"metadata.name={self.name}", timeout_seconds=2, **options):
-                seen = event["object"]
-                version = seen["metadata"]["resourceVersion"]
-                if event["type"] in ("ADDED", "MODIFIED"):
-                    self.last = seen
+        with config.new_client_from_config(config_file=str(self.cluster.kubeconfig)) as api_client:
+            api = client.CustomObjectsApi(api_client)
+            version: str | None = None  # each stream goes on from the last change seen: none is missed between two
+            while not self.stopped.is_set():
+                options = {"resource_version": version} if version else {}
+                for event in watch.Watch().stream(api.list_namespaced_custom_object, "jobset.x-k8s.io", "v1alpha2", self.namespace,
+                                                  "jobsets", field_selector=f"metadata.name={self.name}", timeout_seconds=2, **options):
+                    seen = event["object"]
+                    version = seen["metadata"]["resourceVersion"]
+                    if event["type"] in ("ADDED", "MODIFIED"):
+                        self.last = seen
 
     def __enter__(self) -> Watch:
         self.thread.start()
